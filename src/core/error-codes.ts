@@ -1,0 +1,61 @@
+/**
+ * Every error code agency can raise, in one table. `retryable` is the default for errors of that code: a caller may
+ * retry the same operation and expect it to succeed. Only the server maps codes to HTTP statuses.
+ */
+export const ERROR_CODES = {
+  // Input and configuration
+  invalid_argument: { retryable: false, summary: 'A value passed in is malformed.' },
+  invalid_config: { retryable: false, summary: 'A configuration file or option is invalid.' },
+  invalid_model_spec: { retryable: false, summary: 'A model spec string cannot be parsed.' },
+  missing_api_key: { retryable: false, summary: 'A provider API key is not set.' },
+  internal: { retryable: false, summary: 'An unexpected failure inside agency.' },
+  aborted: { retryable: false, summary: 'The operation was cancelled by its caller.' },
+  timeout: { retryable: true, summary: 'The operation did not finish in time.' },
+
+  // Model calls
+  model_rate_limit: { retryable: true, summary: 'The provider is rate limiting; retry after a pause.' },
+  model_retryable: { retryable: true, summary: 'A transient provider or network failure.' },
+  model_fatal: { retryable: false, summary: 'The provider rejected the request; retrying will not help.' },
+  model_timeout: { retryable: true, summary: 'The model call exceeded its timeout.' },
+  no_capable_model: { retryable: false, summary: 'No model in the fallback chain has the needed capabilities.' },
+  script_exhausted: { retryable: false, summary: 'A scripted model was called more times than it has replies.' },
+
+  // Cassettes
+  cassette_not_found: { retryable: false, summary: 'The cassette file does not exist.' },
+  cassette_corrupt: { retryable: false, summary: 'A cassette line is not a valid record.' },
+  cassette_mismatch: { retryable: false, summary: 'A request differs from the recorded one.' },
+  cassette_exhausted: { retryable: false, summary: 'More calls were made than the cassette recorded.' },
+
+  // Tools
+  tool_not_found: { retryable: false, summary: 'The model called a tool that does not exist.' },
+  tool_invalid_input: { retryable: false, summary: 'Tool arguments failed validation.' },
+  tool_failed: { retryable: false, summary: 'A tool threw while running.' },
+  tool_timeout: { retryable: true, summary: 'A tool exceeded its timeout.' },
+  tool_definition_invalid: { retryable: false, summary: 'A tool definition is malformed.' },
+
+  // Guards: paths, network, sandbox
+  path_outside_scope: { retryable: false, summary: 'A path resolves outside the allowed roots.' },
+  path_invalid: { retryable: false, summary: 'A path is malformed (absolute, NUL byte, empty, too long).' },
+  path_symlink_escape: { retryable: false, summary: 'A symlink points outside the allowed roots.' },
+  path_not_found: { retryable: false, summary: 'The path does not exist.' },
+  network_blocked: { retryable: false, summary: 'The destination address is not allowed.' },
+  network_invalid_url: { retryable: false, summary: 'The URL is malformed or uses a disallowed scheme.' },
+  network_too_many_redirects: { retryable: false, summary: 'The redirect limit was exceeded.' },
+  network_response_too_large: { retryable: false, summary: 'The response exceeded its size limit.' },
+  network_failed: { retryable: true, summary: 'The network request failed.' },
+  sandbox_unavailable: { retryable: false, summary: 'The sandbox cannot run here (bwrap missing or no namespaces).' },
+  sandbox_failed: { retryable: false, summary: 'The sandboxed command could not be started.' },
+
+  // Policy and credentials
+  policy_denied: { retryable: false, summary: 'Policy denied the action.' },
+  rate_limited: { retryable: true, summary: 'A per-tool rate limit was hit.' },
+  credential_unavailable: { retryable: false, summary: 'A credential could not be loaded.' },
+} as const satisfies Record<string, { retryable: boolean; summary: string }>;
+
+/** A stable string identifying a kind of failure. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** True when `code` is one of agency's error codes. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
+}
