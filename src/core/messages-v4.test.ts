@@ -1,0 +1,148 @@
+import type { LanguageModelV4Content, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { imagePart, textOf, toolCallsOf, userMessage } from './messages.ts';
+import { assistantMessageToContent, contentToAssistantMessage, fromV4Prompt, toV4Prompt } from './messages-v4.ts';
+
+const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+const signature = { anthropic: { signature: 'EqQBCkYIBxgCKkD' } };
+
+// A prompt with every part kind the AI SDK defines, including ones agency carries through untouched.
+const prompt: LanguageModelV4Prompt = [
+  {
+    role: 'system',
+    content: 'You are terse.',
+    providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is in these?' },
+      { type: 'file', mediaType: 'image/png', data: { type: 'data', data: Buffer.from(png).toString('base64') } },
+      { type: 'file', mediaType: 'image', data: { type: 'url', url: new URL('https://example.com/cat.jpg') } },
+      {
+        type: 'file',
+        mediaType: 'application/pdf',
+        filename: 'a.pdf',
+        data: { type: 'reference', reference: { openai: 'file-1' } },
+      },
+      { type: 'file', mediaType: 'text/plain', data: { type: 'text', text: 'inline doc' } },
+      {
+        type: 'file',
+        mediaType: 'image/png',
+        data: { type: 'url', url: new URL('s3://bucket/key%20x'), originalUrl: 's3://bucket/key x' },
+      },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'reasoning', text: 'Look closely.', providerOptions: signature },
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool-call', toolCallId: 'call_1', toolName: 'lookup', input: { q: 'cat', n: [1, 2] } },
+      { type: 'tool-call', toolCallId: 'srv_1', toolName: 'web_search', input: {}, providerExecuted: true },
+      {
+        type: 'tool-result',
+        toolCallId: 'srv_1',
+        toolName: 'web_search',
+        output: { type: 'json', value: { hits: 3 } },
+      },
+      { type: 'custom', kind: 'openai.compaction', providerOptions: { openai: { id: 'c1' } } },
+      { type: 'reasoning-file', mediaType: 'image/png', data: { type: 'data', data: png } },
+    ],
+  },
+  {
+    role: 'tool',
+    content: [
+      { type: 'tool-result', toolCallId: 'call_1', toolName: 'lookup', output: { type: 'text', value: 'a cat' } },
+      { type: 'tool-result', toolCallId: 'c2', toolName: 'x', output: { type: 'error-text', value: 'boom' } },
+      { type: 'tool-result', toolCallId: 'c3', toolName: 'x', output: { type: 'error-json', value: { code: 1 } } },
+      { type: 'tool-result', toolCallId: 'c4', toolName: 'x', output: { type: 'execution-denied', reason: 'no' } },
+      {
+        type: 'tool-result',
+        toolCallId: 'c5',
+        toolName: 'shot',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'screenshot' },
+            { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+      },
+      { type: 'tool-approval-response', approvalId: 'ap_1', approved: false, reason: 'not now' },
+    ],
+  },
+];
+
+describe('V4 prompt conversion', () => {
+  it('round-trips every part kind without loss', () => {
+    const messages = fromV4Prompt(prompt);
+    expect(toV4Prompt(messages)).toEqual(prompt);
+  });
+
+  it('produces plain JSON messages that survive serialization', () => {
+    const messages = fromV4Prompt(prompt);
+    const revived = JSON.parse(JSON.stringify(messages));
+    expect(revived).toEqual(messages);
+    expect(toV4Prompt(revived)).toEqual(prompt);
+  });
+
+  it('stores bytes as base64 and tells images from files', () => {
+    const bytes = fromV4Prompt([
+      { role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: png } }] },
+    ]);
+    expect(bytes[0]).toEqual({ role: 'user', content: [imagePart(png, 'image/png')] });
+    const [, user] = fromV4Prompt(prompt);
+    expect(user?.role === 'user' && user.content.map((part) => part.type)).toEqual([
+      'text',
+      'image',
+      'image',
+      'file',
+      'file',
+      'image',
+    ]);
+  });
+});
+
+describe('V4 content conversion', () => {
+  const content: LanguageModelV4Content[] = [
+    { type: 'reasoning', text: 'thinking', providerMetadata: signature },
+    {
+      type: 'text',
+      text: 'Hello',
+      citations: [{ source: { type: 'source', sourceType: 'url', id: 's1', url: 'https://a.example' } }],
+    },
+    { type: 'tool-call', toolCallId: 'call_9', toolName: 'add', input: '{"a":1,"b":2}' },
+    { type: 'tool-call', toolCallId: 'call_10', toolName: 'broken', input: '{"a":' },
+    { type: 'tool-result', toolCallId: 'srv', toolName: 'search', result: { ok: true }, isError: true },
+    { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'iVBORw0KGgo=' } },
+    { type: 'source', sourceType: 'url', id: 'src1', url: 'https://b.example', title: 'B' },
+    { type: 'tool-approval-request', approvalId: 'ap', toolCallId: 'call_9' },
+  ];
+
+  it('parses tool arguments and keeps provider metadata as provider options', () => {
+    const message = contentToAssistantMessage(content);
+    expect(toolCallsOf(message).map((call) => [call.toolName, call.input, call.inputError])).toEqual([
+      ['add', { a: 1, b: 2 }, undefined],
+      ['broken', '{"a":', expect.stringMatching(/JSON/)],
+    ]);
+    expect(message.content[0]).toEqual({ type: 'reasoning', text: 'thinking', providerOptions: signature });
+    expect(textOf(message)).toBe('Hello');
+  });
+
+  it('treats empty arguments as an empty object', () => {
+    const message = contentToAssistantMessage([{ type: 'tool-call', toolCallId: 'c', toolName: 'now', input: '' }]);
+    expect(toolCallsOf(message)[0]?.input).toEqual({});
+  });
+
+  it('round-trips content', () => {
+    const message = contentToAssistantMessage(content);
+    expect(assistantMessageToContent(JSON.parse(JSON.stringify(message)))).toEqual(content);
+  });
+});
+
+describe('message builders', () => {
+  it('builds user messages from text', () => {
+    expect(userMessage('hi')).toEqual({ role: 'user', content: [{ type: 'text', text: 'hi' }] });
+  });
+});
