@@ -101,7 +101,7 @@ function toV4Part(part: MessagePart): V4AssistantPart | V4ToolPart {
 }
 
 function fromV4Part(part: V4AssistantPart | V4ToolPart): MessagePart {
-  const extra = withOptions('providerOptions' in part ? (part.providerOptions) : undefined);
+  const extra = withOptions('providerOptions' in part ? part.providerOptions : undefined);
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text, ...extra };
@@ -212,7 +212,7 @@ export function contentToAssistantMessage(content: readonly LanguageModelV4Conte
 }
 
 function contentToPart(item: LanguageModelV4Content): AssistantMessage['content'][number] {
-  const extra = withOptions(item.type === 'source' ? undefined : (item.providerMetadata));
+  const extra = withOptions(item.type === 'source' ? undefined : item.providerMetadata);
   switch (item.type) {
     case 'text':
       return {

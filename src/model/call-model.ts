@@ -1,0 +1,200 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from '@ai-sdk/provider';
+import { sleep as defaultSleep } from '../core/clock.ts';
+import { AgencyError } from '../core/errors.ts';
+import type { ModelCatalog } from '../core/model-catalog.ts';
+import { attemptSignal, isPreamble, raceAbort, resumeStream } from './attempt.ts';
+import { capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
+import { type ModelErrorClass, toModelError } from './classify-error.ts';
+
+/** A model request: the AI SDK call options without the abort signal, which the caller manages. */
+export type ModelRequest = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
+
+/** Timeouts and retries for model calls. */
+export type CallPolicy = {
+  /** Per attempt, including reading the whole stream; 0 disables. @default 120000 */
+  timeoutMs?: number;
+  /** Retries per model after the first attempt, for rate limits and transient failures. @default 2 */
+  maxRetries?: number;
+  /** The first backoff delay; each retry doubles it. @default 1000 */
+  initialDelayMs?: number;
+  /** The largest backoff delay. @default 30000 */
+  maxDelayMs?: number;
+  /** The longest `retry-after` we wait; a longer request moves on to the next model. @default 60000 */
+  maxRetryAfterMs?: number;
+};
+
+/** A retry, or a move to the next model in the chain. */
+export type RetryEvent = {
+  model: string;
+  attempt: number;
+  errorClass: ModelErrorClass | 'timeout';
+  code: string;
+  message: string;
+  /** How long we wait before the next attempt. */
+  delayMs: number;
+  /** Set when the next attempt goes to another model in the chain. */
+  fallbackTo?: string;
+};
+
+/** Options for one call. */
+export type CallOptions = {
+  signal?: AbortSignal;
+  onRetry?: (event: RetryEvent) => void;
+};
+
+/** Options for {@link createModelCaller}. */
+export type ModelCallerOptions = CallPolicy & {
+  /** Capabilities and prices of known models. */
+  catalog?: ModelCatalog;
+  /** Waits between attempts; inject one in tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). @default Math.random */
+  random?: () => number;
+};
+
+/** The outcome of a call: which model answered, after how many attempts. */
+export type CallOutcome = { model: LanguageModelV4; attempts: number; retries: RetryEvent[] };
+
+/** Calls a model, or a fallback chain, with timeouts, retries and capability selection. */
+export type ModelCaller = {
+  generate(
+    request: ModelRequest,
+    options?: CallOptions,
+  ): Promise<CallOutcome & { result: LanguageModelV4GenerateResult }>;
+  stream(
+    request: ModelRequest,
+    options?: CallOptions,
+  ): Promise<
+    CallOutcome & {
+      stream: ReadableStream<LanguageModelV4StreamPart>;
+      response?: LanguageModelV4StreamResult['response'];
+    }
+  >;
+};
+
+/**
+ * Wraps a model, or a fallback chain, in timeouts and retries. Rate limits and transient failures retry with
+ * exponential backoff and jitter, honouring `retry-after`. A model that keeps failing hands over to the next model in
+ * the chain that has the capabilities the request needs. A stream is retried only while it has sent no content.
+ *
+ * @example
+ * const caller = createModelCaller([resolveModel('openai:gpt-4o'), resolveModel('anthropic:claude-sonnet-4-5')]);
+ * const { result } = await caller.generate({ prompt });
+ */
+export function createModelCaller(chain: ModelChain, options: ModelCallerOptions = {}): ModelCaller {
+  const policy = {
+    timeoutMs: options.timeoutMs ?? 120_000,
+    maxRetries: options.maxRetries ?? 2,
+    initialDelayMs: options.initialDelayMs ?? 1000,
+    maxDelayMs: options.maxDelayMs ?? 30_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+  };
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+
+  async function run<T>(
+    request: ModelRequest,
+    call: CallOptions,
+    once: (model: LanguageModelV4, signal: AbortSignal, release: () => void) => Promise<T>,
+  ): Promise<T & CallOutcome> {
+    const models = capableModels(chain, needsOf(request), options.catalog);
+    const retries: RetryEvent[] = [];
+    let attempts = 0;
+    let lastError: AgencyError | undefined;
+    for (const [index, model] of models.entries()) {
+      for (let attempt = 1; attempt <= policy.maxRetries + 1; attempt++) {
+        attempts++;
+        const guard = attemptSignal(policy.timeoutMs, call.signal, `${modelName(model)} call`);
+        try {
+          const value = await once(model, guard.signal, guard.dispose);
+          return { ...value, model, attempts, retries };
+        } catch (thrown) {
+          guard.dispose();
+          const error = toModelError(thrown, model);
+          if (call.signal?.aborted || error.code === 'aborted') throw error;
+          lastError = error;
+          const retryAfterMs = error.details?.retryAfterMs as number | undefined;
+          const canRetry =
+            error.retryable && attempt <= policy.maxRetries && (retryAfterMs ?? 0) <= policy.maxRetryAfterMs;
+          const next = canRetry ? model : models[index + 1];
+          if (!next) break;
+          const delayMs = canRetry ? (retryAfterMs ?? backoff(attempt)) : 0;
+          const event: RetryEvent = {
+            model: modelName(model),
+            attempt,
+            errorClass: error.code === 'model_timeout' ? 'timeout' : errorClassOf(error),
+            code: error.code,
+            message: error.message,
+            delayMs,
+            ...(next === model ? {} : { fallbackTo: modelName(next) }),
+          };
+          retries.push(event);
+          call.onRetry?.(event);
+          if (delayMs > 0) await sleep(delayMs, call.signal);
+          if (!canRetry) break;
+        }
+      }
+    }
+    throw withAttempts(lastError, attempts, retries);
+  }
+
+  function backoff(attempt: number): number {
+    const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  }
+
+  return {
+    generate: (request, call = {}) =>
+      run(request, call, async (model, signal, release) => {
+        try {
+          return { result: await raceAbort(model.doGenerate({ ...request, abortSignal: signal }), signal) };
+        } finally {
+          release();
+        }
+      }),
+    stream: (request, call = {}) =>
+      run(request, call, async (model, signal, release) => {
+        const opened = await raceAbort(model.doStream({ ...request, abortSignal: signal }), signal);
+        const reader = opened.stream.getReader();
+        const buffered: LanguageModelV4StreamPart[] = [];
+        // Read until the first content part: failures before it can still be retried without the caller noticing.
+        for (;;) {
+          const { done, value } = await raceAbort(reader.read(), signal).catch(async (error: unknown) => {
+            await reader.cancel(error).catch(() => {});
+            throw error;
+          });
+          if (done) break;
+          if (value.type === 'error') {
+            await reader.cancel().catch(() => {});
+            throw value.error;
+          }
+          buffered.push(value);
+          if (!isPreamble(value)) break;
+        }
+        return {
+          stream: resumeStream(buffered, reader, signal, release),
+          ...(opened.response ? { response: opened.response } : {}),
+        };
+      }),
+  };
+}
+
+function errorClassOf(error: AgencyError): ModelErrorClass {
+  if (error.code === 'model_rate_limit') return 'rate_limit';
+  return error.retryable ? 'retryable' : 'fatal';
+}
+
+function withAttempts(error: AgencyError | undefined, attempts: number, retries: RetryEvent[]): AgencyError {
+  const base = error ?? new AgencyError('internal', 'The model call failed without an error');
+  return new AgencyError(base.code, attempts > 1 ? `${base.message} (after ${attempts} attempts)` : base.message, {
+    cause: base.cause ?? base,
+    retryable: base.retryable,
+    details: { ...base.details, attempts, retries },
+  });
+}

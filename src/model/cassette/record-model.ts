@@ -1,0 +1,146 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { encodeJson } from '../../core/json-codec.ts';
+import {
+  CASSETTE_FORMAT,
+  type CassetteCall,
+  type CassetteHeader,
+  normalizeRequest,
+  requestDigest,
+} from './cassette-format.ts';
+
+/** Options for {@link recordModel}. */
+export type RecordModelOptions = {
+  /** Keep the calls already in the file and add after them, instead of starting a new cassette. @default false */
+  append?: boolean;
+  /** The clock for the header's `createdAt`. @default Date.now */
+  now?: () => number;
+};
+
+// Response headers that help debugging and cannot carry credentials.
+const KEPT_HEADERS =
+  /^(content-type|request-id|x-request-id|openai-processing-ms|openai-version|anthropic-[a-z-]+|retry-after(-ms)?|x-ratelimit-[a-z-]+)$/i;
+
+/**
+ * Wraps any model so that each call is appended to a JSONL cassette at `path`: the request, its digest, and the
+ * full response or every stream part with usage. Failed calls are recorded too, so replays reproduce them.
+ * Request headers are never recorded, and only non-sensitive response headers are kept.
+ *
+ * @example
+ * const model = recordModel(resolveModel('openai:gpt-4o'), 'test/cassettes/weather.jsonl');
+ */
+export function recordModel(model: LanguageModelV4, path: string, options: RecordModelOptions = {}): LanguageModelV4 {
+  const file = resolve(path);
+  let nextIndex = options.append ? countCalls(file) : 0;
+  let started = Boolean(options.append) && existsSync(file);
+
+  const write = (call: CassetteCall) => {
+    if (!started) {
+      mkdirSync(dirname(file), { recursive: true });
+      const header: CassetteHeader = {
+        type: 'header',
+        format: CASSETTE_FORMAT,
+        provider: model.provider,
+        modelId: model.modelId,
+        createdAt: new Date((options.now ?? Date.now)()).toISOString(),
+      };
+      writeFileSync(file, `${JSON.stringify(header)}\n`);
+      started = true;
+    }
+    appendFileSync(file, `${JSON.stringify(call)}\n`);
+  };
+
+  const begin = (options: LanguageModelV4CallOptions, mode: CassetteCall['mode']) => {
+    const request = normalizeRequest(options);
+    return { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request };
+  };
+
+  return {
+    specificationVersion: 'v4',
+    provider: model.provider,
+    modelId: model.modelId,
+    supportedUrls: model.supportedUrls,
+    async doGenerate(callOptions) {
+      const call = begin(callOptions, 'generate');
+      try {
+        const result = await model.doGenerate(callOptions);
+        const { request: _request, ...kept } = result;
+        const response = result.response
+          ? { ...withoutBody(result.response), headers: keepHeaders(result.response.headers) }
+          : undefined;
+        write({ ...call, response: encodeJson({ ...kept, ...(response ? { response } : {}) }) });
+        return result;
+      } catch (error) {
+        write({ ...call, error: encodeJson(error) });
+        throw error;
+      }
+    },
+    async doStream(callOptions) {
+      const call = begin(callOptions, 'stream');
+      let opened: Awaited<ReturnType<LanguageModelV4['doStream']>>;
+      try {
+        opened = await model.doStream(callOptions);
+      } catch (error) {
+        write({ ...call, error: encodeJson(error) });
+        throw error;
+      }
+      const parts: LanguageModelV4StreamPart[] = [];
+      let written = false;
+      const finish = (error?: unknown) => {
+        if (written) return;
+        written = true;
+        write({ ...call, stream: parts.map(encodeJson), ...(error === undefined ? {} : { error: encodeJson(error) }) });
+      };
+      const tee = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        transform(part, controller) {
+          if (part.type !== 'raw') parts.push(part);
+          controller.enqueue(part);
+        },
+        flush: () => finish(),
+      });
+      const stream = opened.stream.pipeThrough(tee);
+      return { ...opened, stream: withCancelHook(stream, finish) };
+    },
+  };
+}
+
+function withCancelHook(
+  stream: ReadableStream<LanguageModelV4StreamPart>,
+  onEnd: (error?: unknown) => void,
+): ReadableStream<LanguageModelV4StreamPart> {
+  const reader = stream.getReader();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        onEnd(error);
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      onEnd(reason ?? new Error('stream cancelled by the consumer'));
+      await reader.cancel(reason);
+    },
+  });
+}
+
+function withoutBody<T extends { body?: unknown }>(response: T): Omit<T, 'body'> {
+  const { body: _body, ...rest } = response;
+  return rest;
+}
+
+function keepHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  return Object.fromEntries(Object.entries(headers).filter(([key]) => KEPT_HEADERS.test(key)));
+}
+
+function countCalls(file: string): number {
+  if (!existsSync(file)) return 0;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"type":"call"')).length;
+}

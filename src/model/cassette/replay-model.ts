@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  APICallError,
+  type LanguageModelV4,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4GenerateResult,
+  type LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import { abortedError } from '../../core/clock.ts';
+import { AgencyError } from '../../core/errors.ts';
+import { decodeJson } from '../../core/json-codec.ts';
+import { resultToStreamParts, streamPartsToResult } from '../stream-convert.ts';
+import {
+  type CassetteCall,
+  type CassetteHeader,
+  firstDifference,
+  normalizeRequest,
+  preview,
+  requestDigest,
+} from './cassette-format.ts';
+import { readCassette } from './read-cassette.ts';
+
+/** Options for {@link replayModel}. */
+export type ReplayModelOptions = {
+  /** Match calls by order only, ignoring request content. @default false */
+  lenient?: boolean;
+  /** Relative paths resolve against this directory. @default process.cwd() */
+  cwd?: string;
+};
+
+/** A model that serves a cassette, plus what it has served. */
+export type ReplayModel = LanguageModelV4 & {
+  /** The cassette's header. */
+  readonly header: CassetteHeader;
+  /** How many calls the cassette holds. */
+  readonly callCount: number;
+  /** How many calls have been served so far. */
+  readonly served: number;
+};
+
+/**
+ * Serves a cassette recorded by `recordModel`, offline and deterministically. Call N gets recorded call N, for
+ * streaming and non-streaming calls alike (a call recorded one way is converted for the other). In strict mode each
+ * request must match the recording, or the call fails naming the first differing field.
+ *
+ * @throws AgencyError `cassette_not_found`, or `cassette_corrupt` naming the bad line, when the file cannot be used.
+ */
+export function replayModel(path: string, options: ReplayModelOptions = {}): ReplayModel {
+  const file = resolve(options.cwd ?? process.cwd(), path);
+  const { header, calls } = readCassette(file, readFileSync);
+  let served = 0;
+
+  const next = (callOptions: LanguageModelV4CallOptions): { call: CassetteCall; line: number } => {
+    if (callOptions.abortSignal?.aborted) throw abortedError(callOptions.abortSignal);
+    const index = served;
+    const entry = calls[index];
+    if (!entry) {
+      throw new AgencyError(
+        'cassette_exhausted',
+        `Cassette ${file} recorded ${calls.length} call(s), but call #${index} was made. ` +
+          'The run made more model calls than the recording; re-record the cassette.',
+        { details: { file, index, recorded: calls.length } },
+      );
+    }
+    served++;
+    if (!options.lenient) checkMatch(file, entry.call, entry.line, normalizeRequest(callOptions));
+    return entry;
+  };
+
+  return {
+    specificationVersion: 'v4',
+    provider: header.provider,
+    modelId: header.modelId,
+    supportedUrls: {},
+    header,
+    callCount: calls.length,
+    get served() {
+      return served;
+    },
+    async doGenerate(callOptions) {
+      const { call } = next(callOptions);
+      if (call.stream !== undefined) {
+        if (call.error !== undefined) throw revive(call.error);
+        return streamPartsToResult(call.stream.map(decodeJson) as LanguageModelV4StreamPart[]);
+      }
+      if (call.error !== undefined) throw revive(call.error);
+      return decodeJson(call.response) as LanguageModelV4GenerateResult;
+    },
+    async doStream(callOptions) {
+      const { call } = next(callOptions);
+      if (call.stream === undefined && call.error !== undefined) throw revive(call.error);
+      const parts =
+        call.stream === undefined
+          ? resultToStreamParts(decodeJson(call.response) as LanguageModelV4GenerateResult)
+          : (call.stream.map(decodeJson) as LanguageModelV4StreamPart[]);
+      const error = call.stream !== undefined && call.error !== undefined ? revive(call.error) : undefined;
+      return { stream: partsStream(parts, error, callOptions.abortSignal) };
+    },
+  };
+}
+
+function checkMatch(file: string, call: CassetteCall, line: number, actual: Record<string, unknown>): void {
+  if (requestDigest(actual) === call.digest) return;
+  const diff = firstDifference(call.request, actual);
+  const where = diff
+    ? `at "${diff.path}": recorded ${preview(diff.recorded)}, got ${preview(diff.actual)}`
+    : '(digest only)';
+  throw new AgencyError(
+    'cassette_mismatch',
+    `Cassette ${file} line ${line}: call #${call.index} differs from the recording ${where}. ` +
+      'Re-record the cassette, or replay leniently to match calls by order only.',
+    { details: { file, line, index: call.index, field: diff?.path } },
+  );
+}
+
+function partsStream(
+  parts: LanguageModelV4StreamPart[],
+  error: unknown,
+  signal: AbortSignal | undefined,
+): ReadableStream<LanguageModelV4StreamPart> {
+  let index = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (signal?.aborted) {
+        controller.error(abortedError(signal));
+        return;
+      }
+      const part = parts[index++];
+      if (part) controller.enqueue(part);
+      else if (error !== undefined) controller.error(error);
+      else controller.close();
+    },
+  });
+}
+
+// Recorded provider errors come back as the AI SDK's own error class, so classification works the same on replay.
+function revive(encoded: unknown): unknown {
+  const error = decodeJson(encoded);
+  if (!(error instanceof Error) || error.name !== 'AI_APICallError') return error;
+  const fields = error as Error & Partial<APICallError>;
+  return new APICallError({
+    message: error.message,
+    url: fields.url ?? '',
+    requestBodyValues: fields.requestBodyValues,
+    ...(fields.statusCode === undefined ? {} : { statusCode: fields.statusCode }),
+    ...(fields.responseHeaders === undefined ? {} : { responseHeaders: fields.responseHeaders }),
+    ...(fields.responseBody === undefined ? {} : { responseBody: fields.responseBody }),
+    ...(fields.isRetryable === undefined ? {} : { isRetryable: fields.isRetryable }),
+    ...(fields.data === undefined ? {} : { data: fields.data }),
+  });
+}

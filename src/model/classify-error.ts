@@ -1,0 +1,197 @@
+import { APICallError } from '@ai-sdk/provider';
+import type { ErrorCode } from '../core/error-codes.ts';
+import { AgencyError, errorMessage, isAbortError } from '../core/errors.ts';
+
+/** How a model failure should be handled: wait and retry, retry now, or give up. */
+export type ModelErrorClass = 'rate_limit' | 'retryable' | 'fatal';
+
+/** What {@link classifyModelError} found out about a failure. */
+export type ModelErrorInfo = {
+  class: ModelErrorClass;
+  /** HTTP status, when the failure was an HTTP response. */
+  status?: number;
+  /** The provider's error type, e.g. `rate_limit_error`, `invalid_request_error`, `insufficient_quota`. */
+  providerType?: string;
+  /** The provider's error code, e.g. `insufficient_quota`, `unsupported_value`. */
+  providerCode?: string;
+  /** How long the provider asked us to wait, from `retry-after-ms` or `retry-after`. */
+  retryAfterMs?: number;
+  /** The network error code, e.g. `ECONNRESET`. */
+  networkCode?: string;
+  message: string;
+};
+
+// Provider error types and codes whose meaning overrides the HTTP status (e.g. OpenAI sends quota exhaustion as 429).
+const FATAL_TYPES = new Set([
+  'insufficient_quota',
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'billing_error',
+  'invalid_api_key',
+  'unsupported_value',
+  'context_length_exceeded',
+  'model_not_found',
+]);
+const RATE_LIMIT_TYPES = new Set(['rate_limit_error', 'rate_limit_exceeded', 'requests', 'tokens']);
+const RETRYABLE_TYPES = new Set([
+  'overloaded_error',
+  'api_error',
+  'server_error',
+  'timeout_error',
+  'service_unavailable',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/**
+ * Classifies a failed model call from its HTTP status, the provider's error type and code, and network error codes.
+ * A provider type or code wins over the status: a 429 with `insufficient_quota` is fatal, not a rate limit.
+ */
+export function classifyModelError(error: unknown): ModelErrorInfo {
+  if (APICallError.isInstance(error)) return classifyApiCallError(error);
+  const body = providerErrorBody(error);
+  if (body) {
+    return {
+      class: classOf(body.type, body.code, undefined),
+      ...(body.type === undefined ? {} : { providerType: body.type }),
+      ...(body.code === undefined ? {} : { providerCode: body.code }),
+      message: body.message ?? errorMessage(error),
+    };
+  }
+  const networkCode = findNetworkCode(error);
+  if (networkCode) return { class: 'retryable', networkCode, message: errorMessage(error) };
+  if (isTypeError(error) && /fetch failed|network|terminated|socket/i.test(errorMessage(error))) {
+    return { class: 'retryable', message: errorMessage(error) };
+  }
+  return { class: 'fatal', message: errorMessage(error) };
+}
+
+/** The AgencyError code for a class of model failure. */
+export function errorCodeForClass(errorClass: ModelErrorClass): ErrorCode {
+  return errorClass === 'rate_limit'
+    ? 'model_rate_limit'
+    : errorClass === 'retryable'
+      ? 'model_retryable'
+      : 'model_fatal';
+}
+
+/** Wraps a failed model call in an AgencyError carrying its classification in `details`. */
+export function toModelError(error: unknown, model?: { provider: string; modelId: string }): AgencyError {
+  if (AgencyError.isInstance(error)) return error;
+  if (isAbortError(error)) return AgencyError.from(error);
+  const info = classifyModelError(error);
+  const where = model ? `${model.provider}:${model.modelId}` : 'model';
+  const status =
+    info.status === undefined ? '' : ` (HTTP ${info.status}${info.providerType ? ` ${info.providerType}` : ''})`;
+  return new AgencyError(errorCodeForClass(info.class), `${where} failed${status}: ${info.message}`, {
+    cause: error,
+    details: { ...info, ...(model ? { provider: model.provider, modelId: model.modelId } : {}) },
+  });
+}
+
+function classifyApiCallError(error: APICallError): ModelErrorInfo {
+  const body = providerErrorBody(error.data) ?? providerErrorBody(safeParse(error.responseBody));
+  const retryAfterMs = parseRetryAfter(error.responseHeaders);
+  const info: ModelErrorInfo = {
+    class: classOf(body?.type, body?.code, error.statusCode),
+    message: body?.message ?? error.message,
+    ...(error.statusCode === undefined ? {} : { status: error.statusCode }),
+    ...(body?.type === undefined ? {} : { providerType: body.type }),
+    ...(body?.code === undefined ? {} : { providerCode: body.code }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
+  if (error.statusCode === undefined && info.class === 'fatal') {
+    const networkCode = findNetworkCode(error.cause);
+    if (networkCode) return { ...info, class: 'retryable', networkCode };
+  }
+  return info;
+}
+
+function classOf(type: string | undefined, code: string | undefined, status: number | undefined): ModelErrorClass {
+  for (const key of [code, type]) {
+    if (key === undefined) continue;
+    if (FATAL_TYPES.has(key)) return 'fatal';
+    if (RATE_LIMIT_TYPES.has(key)) return 'rate_limit';
+    if (RETRYABLE_TYPES.has(key)) return 'retryable';
+  }
+  if (status === undefined) return 'fatal';
+  if (status === 429) return 'rate_limit';
+  if (status === 408 || status === 409 || status === 425 || status >= 500) return 'retryable';
+  return 'fatal';
+}
+
+type ProviderErrorBody = { type?: string; code?: string; message?: string };
+
+// OpenAI: {error: {type, code, message}}. Anthropic: {type: 'error', error: {type, message}}.
+// Mid-stream: {type: 'error', error: {...}} or the inner object itself.
+function providerErrorBody(value: unknown): ProviderErrorBody | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const inner =
+    typeof record.error === 'object' && record.error !== null ? (record.error as Record<string, unknown>) : record;
+  const type = stringField(inner.type);
+  const code = stringField(inner.code);
+  if ((type === undefined || type === 'error') && code === undefined) return undefined;
+  return {
+    ...(type === undefined || type === 'error' ? {} : { type }),
+    ...(code === undefined ? {} : { code }),
+    ...(typeof inner.message === 'string' ? { message: inner.message } : {}),
+  };
+}
+
+/** Reads `retry-after-ms` or `retry-after` (seconds or an HTTP date) from response headers, in milliseconds. */
+export function parseRetryAfter(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const lower = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key.toLowerCase(), value]));
+  const ms = Number(lower['retry-after-ms']);
+  if (lower['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = lower['retry-after'];
+  if (raw === undefined) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function findNetworkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isTypeError(error: unknown): boolean {
+  return error instanceof TypeError;
+}
+
+function stringField(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function safeParse(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

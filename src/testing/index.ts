@@ -1,0 +1,2 @@
+export type { ScriptedCall, ScriptedModelOptions, ScriptReply, ScriptStep } from './scripted-model.ts';
+export { apiError, ScriptedModel } from './scripted-model.ts';
