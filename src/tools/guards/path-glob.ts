@@ -1,0 +1,140 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { AgencyError } from '../../core/errors.ts';
+import { openPinnedDir } from './path-fd.ts';
+import { hasGlobMagic, type ParsedPath, parseUserPath } from './path-lexical.ts';
+import { resolveParsed } from './path-resolve.ts';
+import { type PathRoot, resolveScope, type Scope } from './path-roots.ts';
+
+/** Options for {@link globInScope}. */
+export type GlobInScopeOptions = {
+  /** Stop after this many matches and set `truncated`. @default 1000 */
+  maxResults?: number;
+  /** Stop after looking at this many directory entries and set `truncated`. @default 100000 */
+  maxEntries?: number;
+};
+
+/** What {@link globInScope} found. */
+export type GlobInScopeResult = {
+  /** Matches in walk order (sorted by name), written as the model would pass them back; directories end in `/`. */
+  readonly paths: readonly string[];
+  /** A limit stopped the walk early. */
+  readonly truncated: boolean;
+};
+
+const MAX_DEPTH = 64;
+
+/**
+ * Lists entries inside the roots that match a glob pattern (`*`, `**`, `?`, `[abc]`, `{a,b}`, as `path.matchesGlob`).
+ * The pattern follows the same rules as a path: relative to the first root or starting with a root's label, and
+ * never absolute or containing `..`. The walk opens each directory by descriptor and never descends into a symlink;
+ * a symlink is listed only when its target is inside the roots. Dotfiles match only patterns that name the dot.
+ *
+ * @example
+ * const { paths } = await globInScope(['/runs/t1/task', '/runs/t1/progress'], 'progress/**\/*.md');
+ */
+export async function globInScope(
+  roots: readonly PathRoot[],
+  pattern: string,
+  { maxResults = 1000, maxEntries = 100_000 }: GlobInScopeOptions = {},
+): Promise<GlobInScopeResult> {
+  for (const [name, value] of [
+    ['maxResults', maxResults],
+    ['maxEntries', maxEntries],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new AgencyError('invalid_argument', `${name} ${String(value)} must be a positive integer`);
+    }
+  }
+  const scope = await resolveScope(roots);
+  const parsed = parseUserPath(scope, pattern, { allowDotDot: false });
+  const prefixLength = parsed.segments.findIndex(hasGlobMagic);
+  const walk: Walk = { scope, pattern, parsed, maxResults, maxEntries, seen: 0, paths: [], truncated: false };
+  if (prefixLength === -1) {
+    await addIfInScope(walk, parsed.segments);
+    return { paths: walk.paths, truncated: false };
+  }
+  const prefix = parsed.segments.slice(0, prefixLength);
+  const start = await resolveQuietly(walk, prefix);
+  if (start?.isDirectory === true) await walkDir(walk, start.real, prefix);
+  return { paths: walk.paths, truncated: walk.truncated };
+}
+
+type Walk = {
+  readonly scope: Scope;
+  readonly pattern: string;
+  readonly parsed: ParsedPath;
+  readonly maxResults: number;
+  readonly maxEntries: number;
+  seen: number;
+  paths: string[];
+  truncated: boolean;
+};
+
+async function walkDir(walk: Walk, real: string, relParts: readonly string[]): Promise<void> {
+  let entries: Dirent[];
+  try {
+    const dir = await openPinnedDir(walk.scope, walk.pattern, real);
+    try {
+      entries = await readdir(dir.entry('.'), { withFileTypes: true });
+    } finally {
+      await dir.handle.close();
+    }
+  } catch (error) {
+    // A directory that vanished or was swapped for a symlink mid-walk is skipped, never followed.
+    if (AgencyError.isInstance(error)) return;
+    throw error;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (walk.truncated) return;
+    if (++walk.seen > walk.maxEntries) {
+      walk.truncated = true;
+      return;
+    }
+    const parts = [...relParts, entry.name];
+    const matches = path.matchesGlob(parts.join('/'), walk.parsed.segments.join('/'));
+    if (entry.isSymbolicLink()) {
+      if (matches) await addIfInScope(walk, parts);
+    } else if (entry.isDirectory()) {
+      if (matches) add(walk, parts, true);
+      if (canDescend(walk, parts.length)) await walkDir(walk, path.join(real, entry.name), parts);
+    } else if (matches) {
+      add(walk, parts, false);
+    }
+  }
+}
+
+function canDescend(walk: Walk, depth: number): boolean {
+  const segments = walk.parsed.segments;
+  return depth < MAX_DEPTH && (segments.includes('**') || depth < segments.length - 1);
+}
+
+async function addIfInScope(walk: Walk, parts: readonly string[]): Promise<void> {
+  const resolved = await resolveQuietly(walk, parts);
+  if (resolved !== undefined) add(walk, parts, resolved.isDirectory);
+}
+
+async function resolveQuietly(
+  walk: Walk,
+  parts: readonly string[],
+): Promise<{ real: string; isDirectory: boolean } | undefined> {
+  const parsed: ParsedPath = { ...walk.parsed, segments: parts, trailingSlash: false };
+  try {
+    const resolved = await resolveParsed(walk.scope, walk.pattern, 'read', parsed);
+    return { real: resolved.path, isDirectory: resolved.kind === 'directory' };
+  } catch (error) {
+    if (AgencyError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+function add(walk: Walk, parts: readonly string[], isDirectory: boolean): void {
+  if (walk.paths.length >= walk.maxResults) {
+    walk.truncated = true;
+    return;
+  }
+  const shown = [...(walk.parsed.labelled ? [walk.parsed.root.label] : []), ...parts].join('/') || '.';
+  walk.paths.push(isDirectory ? `${shown}/` : shown);
+}
