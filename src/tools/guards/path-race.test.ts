@@ -1,0 +1,179 @@
+import { constants } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgencyError } from '../../core/errors.ts';
+import { readFileInScope, writeFileAtomicInScope } from './path-io.ts';
+import { openInScope } from './path-open.ts';
+import { resolveInScope } from './path-resolve.ts';
+
+const ITERATIONS = 1000;
+const CANARY = 'CANARY: outside the scope\n';
+
+// Runs in a worker thread so the swaps are truly concurrent with the guard's syscalls. Every swap is a rename, so
+// the path always exists and is either the real in-scope entry or a symlink to the outside.
+const FLIPPER = `
+const { workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const { kind, target, outside, spare, stop } = workerData;
+const flags = new Int32Array(stop);
+while (Atomics.load(flags, 0) === 0) {
+  try {
+    if (kind === 'file') {
+      fs.writeFileSync(spare, 'SAFE\\n');
+      fs.renameSync(spare, target);
+      fs.symlinkSync(outside, spare);
+      fs.renameSync(spare, target);
+    } else {
+      fs.renameSync(target, spare);
+      fs.symlinkSync(outside, target + '.link');
+      fs.renameSync(target + '.link', target);
+      fs.unlinkSync(target);
+      fs.renameSync(spare, target);
+    }
+    Atomics.add(flags, 1, 1);
+  } catch {}
+}
+`;
+
+type Flipper = { flips(): number; stop(): Promise<void> };
+
+function startFlipper(kind: 'file' | 'dir', target: string, outside: string, spare: string): Flipper {
+  const stop = new SharedArrayBuffer(8);
+  const flags = new Int32Array(stop);
+  const worker = new Worker(FLIPPER, { eval: true, workerData: { kind, target, outside, spare, stop } });
+  return {
+    flips: () => Atomics.load(flags, 1),
+    stop: async () => {
+      Atomics.store(flags, 0, 1);
+      await new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+type Outcome = { ok: number; refused: number };
+
+async function attempt(outcome: Outcome, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+    outcome.ok++;
+  } catch (error) {
+    if (!AgencyError.isInstance(error)) throw error;
+    expect(['path_symlink_escape', 'path_not_found', 'path_invalid']).toContain(error.code);
+    outcome.refused++;
+  }
+}
+
+let top: string;
+let roots: string[];
+
+beforeEach(async () => {
+  top = await mkdtemp(path.join(os.tmpdir(), 'agency-race-'));
+  await mkdir(path.join(top, 'task', 'dir'), { recursive: true });
+  await mkdir(path.join(top, 'outside', 'dir'), { recursive: true });
+  await writeFile(path.join(top, 'outside', 'canary.txt'), CANARY);
+  await writeFile(path.join(top, 'outside', 'dir', 'file.txt'), CANARY);
+  await writeFile(path.join(top, 'task', 'race.txt'), 'SAFE\n');
+  await writeFile(path.join(top, 'task', 'dir', 'file.txt'), 'SAFE\n');
+  roots = [path.join(top, 'task')];
+});
+
+afterEach(async () => {
+  await rm(top, { recursive: true, force: true });
+});
+
+async function outsideUntouched(): Promise<void> {
+  expect(await readFile(path.join(top, 'outside', 'canary.txt'), 'utf8')).toBe(CANARY);
+  expect(await readFile(path.join(top, 'outside', 'dir', 'file.txt'), 'utf8')).toBe(CANARY);
+  expect((await readdir(path.join(top, 'outside'))).sort()).toEqual(['canary.txt', 'dir']);
+  expect(await readdir(path.join(top, 'outside', 'dir'))).toEqual(['file.txt']);
+}
+
+describe('symlink swap races', () => {
+  it(`never reads or writes the canary while the final component flips (${ITERATIONS} reads, ${ITERATIONS} writes)`, async () => {
+    const flipper = startFlipper(
+      'file',
+      path.join(roots[0]!, 'race.txt'),
+      path.join(top, 'outside', 'canary.txt'),
+      path.join(roots[0]!, '.spare'),
+    );
+    const reads: Outcome = { ok: 0, refused: 0 };
+    const writes: Outcome = { ok: 0, refused: 0 };
+    try {
+      for (let i = 0; i < ITERATIONS; i++) {
+        await attempt(reads, async () => {
+          expect((await readFileInScope(roots, 'race.txt')).toString()).toBe('SAFE\n');
+        });
+        await attempt(writes, async () => {
+          if (i % 2 === 1) return writeFileAtomicInScope(roots, 'race.txt', 'SAFE\n').then(() => undefined);
+          const handle = await openInScope(roots, 'race.txt', 'write', constants.O_WRONLY | constants.O_TRUNC);
+          try {
+            await handle.write('SAFE\n');
+          } finally {
+            await handle.close();
+          }
+        });
+      }
+    } finally {
+      await flipper.stop();
+    }
+    expect(flipper.flips()).toBeGreaterThan(0);
+    expect(reads.ok + reads.refused).toBe(ITERATIONS);
+    expect(reads.ok).toBeGreaterThan(0);
+    await outsideUntouched();
+  });
+
+  it(`never leaves the root while a parent directory flips (${ITERATIONS} reads, ${ITERATIONS} writes)`, async () => {
+    const flipper = startFlipper(
+      'dir',
+      path.join(roots[0]!, 'dir'),
+      path.join(top, 'outside', 'dir'),
+      path.join(roots[0]!, '.spare-dir'),
+    );
+    const reads: Outcome = { ok: 0, refused: 0 };
+    const writes: Outcome = { ok: 0, refused: 0 };
+    try {
+      for (let i = 0; i < ITERATIONS; i++) {
+        await attempt(reads, async () => {
+          expect((await readFileInScope(roots, 'dir/file.txt')).toString()).toBe('SAFE\n');
+        });
+        await attempt(writes, async () => {
+          if (i % 2 === 1) return writeFileAtomicInScope(roots, 'dir/new.txt', 'SAFE\n').then(() => undefined);
+          const handle = await openInScope(roots, 'dir/created.txt', 'create');
+          await handle.close();
+        });
+      }
+    } finally {
+      await flipper.stop();
+    }
+    expect(flipper.flips()).toBeGreaterThan(0);
+    expect(reads.ok).toBeGreaterThan(0);
+    await outsideUntouched();
+  });
+
+  it('shows the race is real: check-then-open without the descriptor re-check leaks the canary', async () => {
+    const flipper = startFlipper(
+      'file',
+      path.join(roots[0]!, 'race.txt'),
+      path.join(top, 'outside', 'canary.txt'),
+      path.join(roots[0]!, '.spare'),
+    );
+    let leaks = 0;
+    try {
+      for (let i = 0; i < 5 * ITERATIONS && leaks === 0; i++) {
+        try {
+          const { path: checked } = await resolveInScope(roots, 'race.txt', 'read');
+          if ((await readFile(checked, 'utf8')) === CANARY) leaks++;
+        } catch {
+          // refused or mid-swap; try again
+        }
+      }
+    } finally {
+      await flipper.stop();
+    }
+    expect(leaks).toBeGreaterThan(0);
+    expect((await stat(path.join(top, 'outside', 'canary.txt'))).size).toBe(CANARY.length);
+  });
+});
