@@ -1,4 +1,6 @@
-// ESLint runs only the type-aware rules that catch async bugs; Biome handles formatting and the rest of linting.
+// ESLint with typescript-eslint: the recommended rules, plus the type-aware rules that catch async bugs.
+// Formatting is Prettier's job.
+import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -9,21 +11,21 @@ export default tseslint.config(
       '**/__fixtures__/**',
       'bench/results/**',
       'examples/**/progress/**',
-      'web/**',
+      'web/dist/**',
+      'coverage/**',
     ],
   },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/return-await': ['error', 'error-handling-correctness-only'],
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
       // Passing a caught `unknown` along is how a runtime propagates failures; `any` is still refused.
@@ -32,6 +34,12 @@ export default tseslint.config(
         'error',
         { allowThrowingUnknown: true, allowThrowingAny: false },
       ],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
 );

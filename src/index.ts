@@ -36,12 +36,7 @@ export {
   toolCallsOf,
   userMessage,
 } from './core/messages.ts';
-export {
-  assistantMessageToContent,
-  contentToAssistantMessage,
-  fromV4Prompt,
-  toV4Prompt,
-} from './core/messages-v4.ts';
+export { assistantMessageToContent, contentToAssistantMessage, fromV4Prompt, toV4Prompt } from './core/messages-v4.ts';
 export {
   CATALOG_PRICES_AS_OF,
   DEFAULT_MODEL_CATALOG,

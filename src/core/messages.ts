@@ -89,13 +89,7 @@ export type ProviderPart = { type: 'provider-part'; part: JsonValue };
 
 /** Any part of a message. */
 export type MessagePart =
-  | TextPart
-  | ImagePart
-  | FilePart
-  | ReasoningPart
-  | ToolCallPart
-  | ToolResultPart
-  | ProviderPart;
+  TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | ProviderPart;
 
 /** The system prompt. */
 export type SystemMessage = { role: 'system'; content: string; providerOptions?: ProviderOptions };

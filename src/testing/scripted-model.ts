@@ -32,8 +32,7 @@ export type ScriptReply =
 
 /** A scripted reply, or a function of the call that returns one. */
 export type ScriptStep =
-  | ScriptReply
-  | ((call: LanguageModelV4CallOptions, index: number) => ScriptReply | Promise<ScriptReply>);
+  ScriptReply | ((call: LanguageModelV4CallOptions, index: number) => ScriptReply | Promise<ScriptReply>);
 
 /** A call the scripted model received. */
 export type ScriptedCall = { mode: 'generate' | 'stream'; options: LanguageModelV4CallOptions };

@@ -104,10 +104,7 @@ export async function runToolCall(
 }
 
 type Settled =
-  | { kind: 'ok'; value: unknown }
-  | { kind: 'error'; error: unknown }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' };
+  { kind: 'ok'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'timeout' } | { kind: 'aborted' };
 
 function runWithLimit(
   tool: Tool,

@@ -41,14 +41,13 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
   const sorted = Object.freeze([...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   const names = Object.freeze(sorted.map((tool) => tool.name));
   const definitions = Object.freeze(
-    sorted.map(
-      (tool): LanguageModelV4FunctionTool =>
-        Object.freeze({
-          type: 'function',
-          name: tool.name,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-        }),
+    sorted.map((tool): LanguageModelV4FunctionTool =>
+      Object.freeze({
+        type: 'function',
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      }),
     ),
   );
   return {
