@@ -87,7 +87,7 @@ export function raceRefusal(userPath: string, cause: unknown) {
       return refusal(
         'path_symlink_escape',
         userPath,
-        'became a symlink while it was being opened',
+        'changed into a symlink or a file while it was being opened',
         'use a path that is not being swapped',
         { cause },
       );

@@ -55,6 +55,12 @@ describe('globInScope', () => {
     expect((await globInScope(roots, '*')).paths).toEqual(['brief.md', 'dir-in/', 'docs/', 'link-in.md', 'links.txt']);
   });
 
+  it('descends exactly as deep as a pattern without ** needs', async () => {
+    expect((await globInScope(roots, '*/a.md')).paths).toEqual(['docs/a.md']);
+    expect((await globInScope(roots, '*/*/*.md')).paths).toEqual(['docs/deep/b.md']);
+    expect((await globInScope(roots, '*/*.md')).paths).toEqual(['docs/a.md']);
+  });
+
   it('addresses other roots by label', async () => {
     expect((await globInScope(roots, 'progress/**/*.json')).paths).toEqual(['progress/plan/current.json']);
     expect((await globInScope(roots, 'task/docs/*.md')).paths).toEqual(['task/docs/a.md']);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
 import { openPinnedDir } from './path-fd.ts';
 import { hasGlobMagic, type ParsedPath, parseUserPath } from './path-lexical.ts';
+import { errnoCode } from './path-refusal.ts';
 import { resolveParsed } from './path-resolve.ts';
 import { type PathRoot, resolveScope, type Scope } from './path-roots.ts';
 
@@ -82,8 +83,8 @@ async function walkDir(walk: Walk, real: string, relParts: readonly string[]): P
       await dir.handle.close();
     }
   } catch (error) {
-    // A directory that vanished or was swapped for a symlink mid-walk is skipped, never followed.
-    if (AgencyError.isInstance(error)) return;
+    // A directory that vanished, became unreadable or was swapped for a symlink mid-walk is skipped, never followed.
+    if (AgencyError.isInstance(error) || errnoCode(error) !== undefined) return;
     throw error;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -108,7 +109,8 @@ async function walkDir(walk: Walk, real: string, relParts: readonly string[]): P
 
 function canDescend(walk: Walk, depth: number): boolean {
   const segments = walk.parsed.segments;
-  return depth < MAX_DEPTH && (segments.includes('**') || depth < segments.length - 1);
+  // An entry at `depth` has children at depth + 1, which only a pattern that long (or one with **) can match.
+  return depth < MAX_DEPTH && (segments.includes('**') || depth < segments.length);
 }
 
 async function addIfInScope(walk: Walk, parts: readonly string[]): Promise<void> {

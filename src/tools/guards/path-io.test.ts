@@ -116,6 +116,7 @@ describe('openInScope', () => {
     ['write with O_CREAT', 'write', constants.O_WRONLY | constants.O_CREAT],
     ['create with O_RDONLY', 'create', constants.O_RDONLY],
     ['a negative number', 'read', -1],
+    ['read with O_DIRECTORY', 'read', constants.O_RDONLY | constants.O_DIRECTORY],
   ] as const)('refuses flags: %s', async (_, mode, flags) => {
     expect(await codeOf(openInScope(roots, 'notes.md', mode, flags))).toBe('invalid_argument');
   });

@@ -99,7 +99,10 @@ function checkSegment(userPath: string, segment: string): void {
   }
   for (const variant of lookalikes(segment)) {
     if (variant.includes('/') || variant.includes('\\') || firstControl(variant) !== undefined) {
-      throw invalid(`has the segment ${JSON.stringify(segment)}, which decodes to a separator`, 'use plain characters');
+      throw invalid(
+        `has the segment ${JSON.stringify(segment)}, which decodes to a separator or control character`,
+        'use plain characters',
+      );
     }
     if (DOTS_AND_SPACES.test(variant)) {
       throw invalid(

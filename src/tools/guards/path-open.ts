@@ -8,6 +8,10 @@ import { type ResolvedPath, resolveWithScope, type ScopeMode } from './path-reso
 import { type PathRoot, resolveScope, type Scope } from './path-roots.ts';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
+// Flags a caller may pass. Anything else (O_PATH, O_TMPFILE, O_DIRECTORY, ...) changes what open means and is refused.
+const KNOWN_FLAGS = [O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY]
+  .concat([constants.O_SYNC, constants.O_DSYNC, constants.O_NOATIME ?? 0, constants.O_DIRECT ?? 0])
+  .reduce((all, flag) => all | flag, O_RDONLY);
 
 const DEFAULT_FLAGS: Record<ScopeMode, number> = {
   read: O_RDONLY,
@@ -94,7 +98,7 @@ async function checkOpened(
 type FlagPlan = { flags: number; writes: boolean; truncate: boolean };
 
 function planFlags(mode: ScopeMode, requested: number): FlagPlan {
-  if (!Number.isInteger(requested) || requested < 0) {
+  if (!Number.isInteger(requested) || requested < 0 || (requested & ~KNOWN_FLAGS) !== 0) {
     throw new AgencyError('invalid_argument', `flags ${String(requested)} must be fs.constants open flags`);
   }
   const writes = (requested & (O_WRONLY | O_RDWR)) !== 0;

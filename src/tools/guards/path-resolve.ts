@@ -170,33 +170,21 @@ async function linkTarget(
   return { target, exists };
 }
 
-/** Where a dangling symlink chain would land: the real path of its deepest existing ancestor plus the missing rest. */
+/**
+ * Where a dangling symlink chain would land: the real path of the deepest existing ancestor of its target plus the
+ * missing rest. Dangling links are refused whatever this says; it only decides between "escape" and "not found".
+ */
 async function danglingTarget(link: string, depth = 0): Promise<string> {
   const target = path.resolve(path.dirname(link), await readlink(link));
   const tail: string[] = [];
   let probe = target;
-  for (;;) {
-    try {
-      const stats = await lstat(probe);
-      const base =
-        stats.isSymbolicLink() && depth < 40
-          ? await realpathOr(probe, () => danglingTarget(probe, depth + 1))
-          : await realpath(probe);
-      return path.join(base, ...tail);
-    } catch {
-      if (probe === path.dirname(probe)) return target;
-      tail.unshift(path.basename(probe));
-      probe = path.dirname(probe);
-    }
+  while ((await lstat(probe).catch(() => undefined)) === undefined && probe !== path.dirname(probe)) {
+    tail.unshift(path.basename(probe));
+    probe = path.dirname(probe);
   }
-}
-
-async function realpathOr(target: string, fallback: () => Promise<string>): Promise<string> {
-  try {
-    return await realpath(target);
-  } catch {
-    return fallback();
-  }
+  // The deepest existing entry may itself be a dangling link; follow the chain a bounded number of times.
+  const base = await realpath(probe).catch(() => (depth < 40 ? danglingTarget(probe, depth + 1) : '/'));
+  return path.join(base, ...tail);
 }
 
 async function finishExisting(
