@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../core/errors.ts';
@@ -13,25 +14,31 @@ const ITERATIONS = 1000;
 const CANARY = 'CANARY: outside the scope\n';
 
 // Runs in a worker thread so the swaps are truly concurrent with the guard's syscalls. Every swap is a rename, so
-// the path always exists and is either the real in-scope entry or a symlink to the outside.
+// the path always exists and is either the real in-scope entry or a symlink to the outside (the dir flip has short
+// gaps where it is missing). Each state is held briefly so the guard meets both states often.
 const FLIPPER = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const { kind, target, outside, spare, stop } = workerData;
 const flags = new Int32Array(stop);
+const hold = () => { const end = performance.now() + 0.05; while (performance.now() < end); };
 while (Atomics.load(flags, 0) === 0) {
   try {
     if (kind === 'file') {
       fs.writeFileSync(spare, 'SAFE\\n');
       fs.renameSync(spare, target);
+      hold();
       fs.symlinkSync(outside, spare);
       fs.renameSync(spare, target);
+      hold();
     } else {
       fs.renameSync(target, spare);
       fs.symlinkSync(outside, target + '.link');
       fs.renameSync(target + '.link', target);
+      hold();
       fs.unlinkSync(target);
       fs.renameSync(spare, target);
+      hold();
     }
     Atomics.add(flags, 1, 1);
   } catch {}
@@ -161,6 +168,7 @@ describe('symlink swap races', () => {
       for (let i = 0; i < 5 * ITERATIONS && leaks === 0; i++) {
         try {
           const { path: checked } = await resolveInScope(roots, 'race.txt', 'read');
+          await setImmediate(); // a tool doing a little work between its check and its read
           if ((await readFile(checked, 'utf8')) === CANARY) leaks++;
         } catch {
           // refused or mid-swap; try again
