@@ -113,10 +113,8 @@ function checkSegment(userPath: string, segment: string): void {
   }
 }
 
-/**
- * What a segment could turn into if some layer percent-decodes it (up to three times) or applies Unicode NFKC
- * (fullwidth `．．` and `‥` become `..`). The disk never sees these forms; they are refused so no later layer can.
- */
+// What a segment could turn into if some layer percent-decodes it (up to three times) or applies Unicode NFKC
+// (fullwidth `．．` and `‥` become `..`). The disk never sees these forms; they are refused so no later layer can.
 function lookalikes(segment: string): string[] {
   const variants = new Set<string>([segment.normalize('NFKC')]);
   let current = segment;

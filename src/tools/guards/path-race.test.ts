@@ -101,7 +101,7 @@ async function outsideUntouched(): Promise<void> {
 
 const LANES = 4;
 
-/** Runs ITERATIONS reads and ITERATIONS writes in a few concurrent lanes while the flipper swaps, then stops it. */
+// Runs ITERATIONS reads and ITERATIONS writes in a few concurrent lanes while the flipper swaps, then stops it.
 async function race(
   flipper: Flipper,
   read: () => Promise<void>,

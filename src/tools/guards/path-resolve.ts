@@ -81,7 +81,7 @@ export async function resolveParsed(
 // `stats` is the final entry's lstat when it was not a symlink, so it need not be read twice.
 type Walked = { real: string; missing: readonly string[]; stats?: Stats };
 
-/** Walks the segments one at a time from the real root, following only symlinks whose real target stays in scope. */
+// Walks the segments one at a time from the real root, following only symlinks whose real target stays in scope.
 async function walk(
   scope: Scope,
   userPath: string,
@@ -140,7 +140,7 @@ async function lstatInScope(userPath: string, target: string): Promise<Stats | u
   }
 }
 
-/** The real target of a symlink, which must stay in scope. Dangling links report where they would land. */
+// The real target of a symlink, which must stay in scope. Dangling links report where they would land.
 async function linkTarget(
   scope: Scope,
   userPath: string,
@@ -170,10 +170,8 @@ async function linkTarget(
   return { target, exists };
 }
 
-/**
- * Where a dangling symlink chain would land: the real path of the deepest existing ancestor of its target plus the
- * missing rest. Dangling links are refused whatever this says; it only decides between "escape" and "not found".
- */
+// Where a dangling symlink chain would land: the real path of the deepest existing ancestor of its target plus the
+// missing rest. Dangling links are refused whatever this says; it only decides between "escape" and "not found".
 async function danglingTarget(link: string, depth = 0): Promise<string> {
   const target = path.resolve(path.dirname(link), await readlink(link));
   const tail: string[] = [];
