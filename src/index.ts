@@ -69,6 +69,32 @@ export { type ModelSpec, parseModelSpec } from './model/model-spec.ts';
 export { type ResolveModelOptions, resolveModel } from './model/resolve-model.ts';
 export { resultToStreamParts, streamPartsToResult } from './model/stream-convert.ts';
 
+// agent
+export { type LLMAgentOptions, LLMAgent, type ModelInput, type DynamicContext } from './agent/llm-agent.ts';
+export { halt, type Processor, type ProcessorContext, type ProcessorVerdict, suspend } from './agent/processors.ts';
+export { type AgentHandle, type SpawnState, spawn } from './agent/spawn.ts';
+export { SUSPENDED_RUN_SCHEMA, type SerializedRun, type SuspendBudget, type Suspended } from './agent/suspend.ts';
+export { SYNTHESIS_INSTRUCTION } from './agent/run-loop.ts';
+export { TRUNCATION_MARKER } from './agent/history.ts';
+export {
+  type Agent,
+  type AgentEvent,
+  type AgentFinishReason,
+  type AgentResult,
+  type AgentStream,
+  type AgentTask,
+  type Attachment,
+  CONTEXT_CHAT_ID,
+  CONTEXT_THREAD_ID,
+  CONTEXT_USER_ID,
+  type ExecuteOptions,
+  type StepTrace,
+  type StreamingAgent,
+  taskChatId,
+  taskThreadId,
+  taskUserId,
+} from './agent/types.ts';
+
 // tools
 export {
   type DefineToolOptions,
@@ -80,4 +106,5 @@ export {
   type ToolTask,
 } from './tools/define-tool.ts';
 export { type RunToolCallOptions, runToolCall, type ToolCall, type ToolCallOutcome } from './tools/run-tool-call.ts';
+export { isSuspendRequest, requestSuspend, type SuspendRequest } from './tools/suspend-request.ts';
 export { createToolRegistry, type ToolRegistry } from './tools/tool-registry.ts';

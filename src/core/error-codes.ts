@@ -33,6 +33,15 @@ export const ERROR_CODES = {
   tool_timeout: { retryable: true, summary: 'A tool exceeded its timeout.' },
   tool_definition_invalid: { retryable: false, summary: 'A tool definition is malformed.' },
 
+  // Agent runs
+  max_iterations: { retryable: false, summary: 'The agent reached its iteration cap.' },
+  halted: { retryable: false, summary: 'A processor halted the run with a canned answer.' },
+  suspension_used: { retryable: false, summary: 'A suspended run was already resumed or released.' },
+  suspension_expired: { retryable: false, summary: 'A suspended run outlived its time to live.' },
+  suspend_budget_exceeded: { retryable: false, summary: 'Too many suspended runs, or too many bytes held by them.' },
+  suspension_invalid: { retryable: false, summary: 'A serialized suspended run is malformed or for another agent.' },
+  attachment_limit: { retryable: false, summary: 'The attachment count or byte cap was reached.' },
+
   // Guards: paths, network, sandbox
   path_outside_scope: { retryable: false, summary: 'A path resolves outside the allowed roots.' },
   path_invalid: { retryable: false, summary: 'A path is malformed (absolute, NUL byte, empty, too long).' },

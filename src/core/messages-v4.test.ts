@@ -146,3 +146,22 @@ describe('message builders', () => {
     expect(userMessage('hi')).toEqual({ role: 'user', content: [{ type: 'text', text: 'hi' }] });
   });
 });
+
+describe('model output sent back in a prompt', () => {
+  it('turns provider metadata into provider options and leaves out output-only parts', () => {
+    const message = contentToAssistantMessage([
+      { type: 'custom', kind: 'openai.compaction', providerMetadata: { openai: { itemId: 'cmp_1' } } },
+      { type: 'source', sourceType: 'url', id: 's', url: 'https://a.example' },
+      { type: 'text', text: 'answer' },
+    ]);
+    expect(toV4Prompt([message])).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'custom', kind: 'openai.compaction', providerOptions: { openai: { itemId: 'cmp_1' } } },
+          { type: 'text', text: 'answer' },
+        ],
+      },
+    ]);
+  });
+});

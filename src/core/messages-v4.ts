@@ -44,7 +44,14 @@ function toV4Message(message: Message): LanguageModelV4Message {
     case 'user':
       return { role: 'user', content: message.content.map((part) => toV4Part(part) as never), ...extra };
     case 'assistant':
-      return { role: 'assistant', content: message.content.map((part) => toV4Part(part) as V4AssistantPart), ...extra };
+      return {
+        role: 'assistant',
+        content: message.content.flatMap((part) => {
+          const converted = toV4Part(part);
+          return converted === undefined ? [] : [converted as V4AssistantPart];
+        }),
+        ...extra,
+      };
     case 'tool':
       return { role: 'tool', content: message.content.map((part) => toV4Part(part) as V4ToolPart), ...extra };
   }
@@ -68,7 +75,7 @@ function fromV4Message(message: LanguageModelV4Message): Message {
   }
 }
 
-function toV4Part(part: MessagePart): V4AssistantPart | V4ToolPart {
+function toV4Part(part: MessagePart): V4AssistantPart | V4ToolPart | undefined {
   const extra = withOptions(part.type === 'provider-part' ? undefined : part.providerOptions);
   switch (part.type) {
     case 'text':
@@ -96,8 +103,18 @@ function toV4Part(part: MessagePart): V4AssistantPart | V4ToolPart {
         ...extra,
       };
     case 'provider-part':
-      return decodeJson(part.part) as V4AssistantPart;
+      return providerPartToPrompt(part);
   }
+}
+
+// Parts kept from model output go back into a prompt the way the AI SDK sends them: provider metadata becomes
+// provider options, and output-only parts (sources, approval requests) are left out.
+function providerPartToPrompt(part: ProviderPart): V4AssistantPart | undefined {
+  const decoded = decodeJson(part.part) as Record<string, unknown>;
+  if (decoded.type === 'source' || decoded.type === 'tool-approval-request') return undefined;
+  if (decoded.providerMetadata === undefined) return decoded as unknown as V4AssistantPart;
+  const { providerMetadata, ...rest } = decoded;
+  return { ...rest, providerOptions: providerMetadata } as V4AssistantPart;
 }
 
 function fromV4Part(part: V4AssistantPart | V4ToolPart): MessagePart {

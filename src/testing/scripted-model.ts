@@ -80,7 +80,13 @@ export class ScriptedModel implements LanguageModelV4 {
 
   async doStream(options: LanguageModelV4CallOptions) {
     const reply = await this.next('stream', options);
-    const parts = resultToStreamParts(buildResult(reply, options, this.calls.length - 1));
+    // Text arrives word by word, as it would from a provider.
+    const parts = resultToStreamParts(buildResult(reply, options, this.calls.length - 1)).flatMap(
+      (part): LanguageModelV4StreamPart[] =>
+        part.type === 'text-delta'
+          ? (part.delta.match(/\S+\s*|\s+/g) ?? ['']).map((delta) => ({ ...part, delta }))
+          : [part],
+    );
     const streamError = typeof reply === 'string' ? undefined : reply.streamError;
     if (streamError !== undefined) parts.splice(parts.length - 1, 1, { type: 'error', error: streamError });
     return { stream: streamOf(parts, options.abortSignal) };

@@ -1,7 +1,7 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { AgencyError } from '../core/errors.ts';
-import type { ToolResultOutput } from '../core/messages.ts';
+import type { JsonValue, ToolResultOutput } from '../core/messages.ts';
 
 /** What a tool does to the world. It drives default policy: `read` tools are the least guarded. */
 export type ToolEffect = 'read' | 'write' | 'network' | 'exec';
@@ -20,6 +20,8 @@ export type ToolContext = {
   toolCallId: string;
   /** The task being run, when the tool runs inside an agent. */
   task?: ToolTask;
+  /** Set when the tool is called again after its run was suspended by `requestSuspend` and then resumed. */
+  resumeData?: JsonValue;
 };
 
 /** A tool the model can call. Create one with {@link defineTool}. */

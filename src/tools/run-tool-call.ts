@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../core/error-codes.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { JsonValue, ToolCallPart, ToolResultOutput } from '../core/messages.ts';
+import { isSuspendRequest } from './suspend-request.ts';
 import type { Tool, ToolTask } from './define-tool.ts';
 
 /** A tool call to run: the model's call part, or the same fields. */
@@ -15,6 +16,8 @@ export type ToolCallOutcome = {
   output?: unknown;
   /** Why it failed, when it did. */
   error?: { code: ErrorCode; message: string };
+  /** Set when the tool asked to pause the run for human input (see `requestSuspend`). */
+  suspend?: { payload: JsonValue };
   /** What the model is sent back. */
   modelOutput: ToolResultOutput;
   durationMs: number;
@@ -27,6 +30,8 @@ export type RunToolCallOptions = {
   task?: ToolTask;
   /** Overrides the tool's own timeout, e.g. from a budget. */
   timeoutMs?: number;
+  /** Passed to the tool as `context.resumeData` when its run is resumed. */
+  resumeData?: JsonValue;
   /** The names offered to the model, listed when it calls one that does not exist. */
   available?: readonly string[];
   now?: () => number;
@@ -40,10 +45,19 @@ export type RunToolCallOptions = {
 export async function runToolCall(
   tool: Tool | undefined,
   call: ToolCall,
-  { signal, task, timeoutMs, available = [], now = performance.now.bind(performance) }: RunToolCallOptions = {},
+  {
+    signal,
+    task,
+    timeoutMs,
+    resumeData,
+    available = [],
+    now = performance.now.bind(performance),
+  }: RunToolCallOptions = {},
 ): Promise<ToolCallOutcome> {
   const started = now();
-  const finish = (result: Pick<ToolCallOutcome, 'ok' | 'output' | 'error' | 'modelOutput'>): ToolCallOutcome => ({
+  const finish = (
+    result: Pick<ToolCallOutcome, 'ok' | 'output' | 'error' | 'modelOutput' | 'suspend'>,
+  ): ToolCallOutcome => ({
     toolCallId: call.toolCallId,
     toolName: call.toolName,
     ...result,
@@ -79,7 +93,13 @@ export async function runToolCall(
   if (signal?.aborted) return fail('aborted', `Tool "${tool.name}" was cancelled before it started.`);
 
   const limit = timeoutMs ?? tool.timeoutMs;
-  const settled = await runWithLimit(tool, parsed.data, { toolCallId: call.toolCallId, task, signal, limit });
+  const settled = await runWithLimit(tool, parsed.data, {
+    toolCallId: call.toolCallId,
+    task,
+    resumeData,
+    signal,
+    limit,
+  });
   if (settled.kind === 'timeout') {
     return fail(
       'tool_timeout',
@@ -87,6 +107,15 @@ export async function runToolCall(
     );
   }
   if (settled.kind === 'aborted') return fail('aborted', `Tool "${tool.name}" was cancelled before it finished.`);
+  if (settled.kind === 'error' && isSuspendRequest(settled.error)) {
+    const message = `Tool "${tool.name}" is waiting for human input.`;
+    return finish({
+      ok: false,
+      error: { code: 'halted', message },
+      suspend: { payload: settled.error.payload },
+      modelOutput: { type: 'error-text', value: message },
+    });
+  }
   if (settled.kind === 'error') {
     const code = AgencyError.isInstance(settled.error) ? settled.error.code : 'tool_failed';
     return fail(code, `Tool "${tool.name}" failed: ${errorMessage(settled.error)}`);
@@ -109,13 +138,15 @@ type Settled =
 function runWithLimit(
   tool: Tool,
   input: unknown,
-  {
-    toolCallId,
-    task,
-    signal,
-    limit,
-  }: { toolCallId: string; task: ToolTask | undefined; signal: AbortSignal | undefined; limit: number },
+  options: {
+    toolCallId: string;
+    task: ToolTask | undefined;
+    resumeData: JsonValue | undefined;
+    signal: AbortSignal | undefined;
+    limit: number;
+  },
 ): Promise<Settled> {
+  const { toolCallId, task, resumeData, signal, limit } = options;
   const controller = new AbortController();
   return new Promise<Settled>((resolve) => {
     const settle = (result: Settled) => {
@@ -131,7 +162,12 @@ function runWithLimit(
     const timer = setTimeout(() => settle({ kind: 'timeout' }), limit);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const context = { signal: controller.signal, toolCallId, ...(task ? { task } : {}) };
+      const context = {
+        signal: controller.signal,
+        toolCallId,
+        ...(task ? { task } : {}),
+        ...(resumeData === undefined ? {} : { resumeData }),
+      };
       Promise.resolve(tool.execute(input, context)).then(
         (value) => settle({ kind: 'ok', value }),
         (error: unknown) => settle({ kind: 'error', error }),

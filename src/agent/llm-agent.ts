@@ -1,0 +1,309 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { AgencyError } from '../core/errors.ts';
+import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
+import type { JsonValue, Message, UserMessage } from '../core/messages.ts';
+import type { ModelCatalog } from '../core/model-catalog.ts';
+import { emptyUsage } from '../core/usage.ts';
+import { type CallPolicy, createModelCaller, type ModelCaller } from '../model/call-model.ts';
+import type { ModelChain } from '../model/capabilities.ts';
+import { resolveModel } from '../model/resolve-model.ts';
+import type { Tool } from '../tools/define-tool.ts';
+import { createToolRegistry, type ToolRegistry } from '../tools/tool-registry.ts';
+import { createEventChannel } from './event-channel.ts';
+import type { Processor } from './processors.ts';
+import type { RunContext } from './run-context.ts';
+import { runLoop } from './run-loop.ts';
+import { messageChars, type RunState } from './run-state.ts';
+import {
+  createSuspended,
+  createSuspendLedger,
+  parseSerializedRun,
+  type SuspendBudget,
+  type SuspendLedger,
+} from './suspend.ts';
+import type { AgentEvent, AgentResult, AgentStream, AgentTask, ExecuteOptions, StreamingAgent } from './types.ts';
+
+/** A model: a spec string, a `LanguageModelV4`, or a fallback chain. */
+export type ModelInput = string | LanguageModelV4 | ModelChain;
+
+/** What dynamic configuration functions receive. */
+export type DynamicContext = { signal: AbortSignal };
+
+/** Options for {@link LLMAgent}. */
+export type LLMAgentOptions = {
+  name: string;
+  /** @default '' */
+  description?: string;
+  model: ModelInput;
+  /** The system prompt. */
+  prompt?: string;
+  tools?: readonly Tool[];
+  /** Model calls that lead to tool calls before a final answer is forced. @default 10 */
+  maxIterations?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  /** Maximum output tokens per model call. */
+  maxTokens?: number;
+  /** Chooses the system prompt per execution. */
+  dynamicPrompt?(task: AgentTask, context: DynamicContext): string | Promise<string>;
+  /** Chooses the model per execution. */
+  dynamicModel?(task: AgentTask, context: DynamicContext): ModelInput | Promise<ModelInput>;
+  /** Chooses the tools per execution; they replace `tools`. */
+  dynamicTools?(task: AgentTask, context: DynamicContext): readonly Tool[] | Promise<readonly Tool[]>;
+  /** Messages placed after the system prompt: remembered facts, earlier turns. */
+  memory?(task: AgentTask, context: DynamicContext): Message[] | Promise<Message[]>;
+  processors?: readonly Processor[];
+  /** Characters of history above which old tool results are summarised; negative disables. @default 200000 */
+  compressThreshold?: number;
+  /** The model that writes those summaries. @default the agent's model */
+  compressModel?: ModelInput;
+  /** Tool results longer than this are truncated in the history. @default 100000 */
+  maxToolResultChars?: number;
+  /** @default 50 */
+  maxAttachments?: number;
+  /** @default 52428800 (50 MB) */
+  maxAttachmentBytes?: number;
+  /** How long a suspended run is kept. @default 1800000 (30 min) */
+  suspendTtlMs?: number;
+  suspendBudget?: SuspendBudget;
+  /** Timeouts and retries for model calls. */
+  modelPolicy?: CallPolicy;
+  catalog?: ModelCatalog;
+  /** Injected clock and ids, for deterministic tests. */
+  deps?: { now?: () => number; newId?: IdGenerator; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+};
+
+/**
+ * The standard agent: it calls the model, runs the tools it asks for (in parallel when there are several), feeds
+ * the results back and repeats until the model answers without tool calls.
+ *
+ * @example
+ * const agent = new LLMAgent({ name: 'calc', model: 'openai:gpt-4o', tools: [add] });
+ * const result = await agent.execute({ input: 'What is 2 + 3?' });
+ */
+export class LLMAgent implements StreamingAgent {
+  readonly name: string;
+  readonly description: string;
+  private readonly options: LLMAgentOptions;
+  private readonly caller: ModelCaller | undefined;
+  private readonly registry: ToolRegistry | undefined;
+  private readonly ledger: SuspendLedger;
+  private readonly now: () => number;
+  private readonly newId: IdGenerator;
+
+  constructor(options: LLMAgentOptions) {
+    if (typeof options?.name !== 'string' || options.name.trim() === '') {
+      throw new AgencyError('invalid_argument', 'LLMAgent needs a "name"');
+    }
+    if (options.model === undefined && !options.dynamicModel) {
+      throw new AgencyError('invalid_argument', `LLMAgent "${options.name}" needs a "model", e.g. "openai:gpt-4o"`);
+    }
+    const maxIterations = options.maxIterations ?? 10;
+    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+      throw new AgencyError(
+        'invalid_argument',
+        `LLMAgent "${options.name}": "maxIterations" must be a positive integer`,
+      );
+    }
+    this.name = options.name;
+    this.description = options.description ?? '';
+    this.options = options;
+    this.now = options.deps?.now ?? Date.now;
+    this.newId = options.deps?.newId ?? createIdGenerator({ now: this.now });
+    this.caller = options.model === undefined ? undefined : this.callerFor(options.model);
+    this.registry = createToolRegistry(options.tools ?? []);
+    this.ledger = createSuspendLedger(options.suspendBudget);
+  }
+
+  /** Suspended runs held in memory, and their bytes. */
+  get suspendedRuns(): { snapshots: number; bytes: number } {
+    return { snapshots: this.ledger.snapshots, bytes: this.ledger.bytes };
+  }
+
+  execute(task: AgentTask, options: ExecuteOptions = {}): Promise<AgentResult> {
+    return this.start(task, options, false, options.onEvent);
+  }
+
+  stream(task: AgentTask, options: Omit<ExecuteOptions, 'onEvent'> = {}): AgentStream {
+    const stop = new AbortController();
+    const channel = createEventChannel<AgentEvent>(() =>
+      stop.abort(new AgencyError('aborted', 'The stream consumer stopped reading')),
+    );
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const result = this.start(task, { ...options, signal }, true, (event) => channel.push(event)).finally(() =>
+      channel.close(),
+    );
+    return Object.assign(channel.iterable, { result });
+  }
+
+  /**
+   * Resumes a run serialized with `suspended.serialize()`, in this process or another one with the same agent.
+   * @throws AgencyError `suspension_invalid` when the document is malformed or belongs to another agent.
+   */
+  async resumeSerialized(serialized: unknown, data?: JsonValue, options: ExecuteOptions = {}): Promise<AgentResult> {
+    const state = parseSerializedRun(serialized, this.name);
+    return this.continueRun(state, data, options);
+  }
+
+  private async start(
+    task: AgentTask,
+    options: ExecuteOptions,
+    streaming: boolean,
+    emit?: (event: AgentEvent) => void,
+  ) {
+    checkTask(task);
+    const signal = options.signal ?? new AbortController().signal;
+    const state: RunState = {
+      runId: this.newId('run'),
+      agent: this.name,
+      task,
+      startedAt: new Date(this.now()).toISOString(),
+      messages: [],
+      historyChars: 0,
+      iterationStarts: [],
+      iteration: 0,
+      usage: emptyUsage(),
+      steps: [],
+      retryInfo: { attempts: 0, retries: [] },
+      warnings: [],
+      attachments: [],
+      attachmentBytes: 0,
+      synthesized: false,
+      stage: { at: 'pre', processor: 0 },
+    };
+    let context: RunContext;
+    try {
+      context = await this.contextFor(task, signal, streaming, emit);
+      const prompt = this.options.dynamicPrompt
+        ? await this.options.dynamicPrompt(task, { signal })
+        : this.options.prompt;
+      const memory = this.options.memory ? await this.options.memory(task, { signal }) : [];
+      state.messages = [
+        ...(prompt ? [{ role: 'system' as const, content: prompt }] : []),
+        ...memory,
+        ...(options.history ?? []),
+        userInput(task),
+      ];
+      state.historyChars = state.messages.reduce((total, message) => total + messageChars(message), 0);
+    } catch (error) {
+      return this.failBeforeStart(state, error, emit);
+    }
+    return runLoop(context, state);
+  }
+
+  private async continueRun(
+    state: RunState,
+    data: JsonValue | undefined,
+    options: ExecuteOptions = {},
+  ): Promise<AgentResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    const context = await this.contextFor(state.task, signal, false, options.onEvent);
+    if (data !== undefined) context.resumeData = data;
+    delete state.suspendPayload;
+    return runLoop(context, state);
+  }
+
+  private async contextFor(
+    task: AgentTask,
+    signal: AbortSignal,
+    streaming: boolean,
+    emit: ((event: AgentEvent) => void) | undefined,
+  ): Promise<RunContext> {
+    const { options } = this;
+    const caller = options.dynamicModel
+      ? this.callerFor(await options.dynamicModel(task, { signal }))
+      : (this.caller as ModelCaller);
+    const registry = options.dynamicTools
+      ? createToolRegistry(await options.dynamicTools(task, { signal }))
+      : (this.registry as ToolRegistry);
+    return {
+      caller,
+      compressCaller: options.compressModel ? this.callerFor(options.compressModel) : caller,
+      registry,
+      processors: options.processors ?? [],
+      params: definedParams({
+        temperature: options.temperature,
+        topP: options.topP,
+        topK: options.topK,
+        maxOutputTokens: options.maxTokens,
+      }),
+      maxIterations: options.maxIterations ?? 10,
+      maxToolResultChars: options.maxToolResultChars ?? 100_000,
+      compressThreshold: options.compressThreshold ?? 200_000,
+      attachmentLimits: {
+        maxCount: options.maxAttachments ?? 50,
+        maxBytes: options.maxAttachmentBytes ?? 50 * 1024 * 1024,
+      },
+      ...(options.catalog ? { catalog: options.catalog } : {}),
+      streaming,
+      ...(emit ? { emit } : {}),
+      signal,
+      now: this.now,
+      suspend: (state, payload) =>
+        createSuspended(
+          {
+            name: this.name,
+            ledger: this.ledger,
+            ttlMs: options.suspendTtlMs ?? 30 * 60_000,
+            now: this.now,
+            newId: () => this.newId('sus'),
+            continueRun: (next, data, resumeOptions) => this.continueRun(next, data, resumeOptions),
+          },
+          state,
+          payload,
+        ),
+    };
+  }
+
+  private callerFor(model: ModelInput): ModelCaller {
+    const chain = typeof model === 'string' ? resolveModel(model) : model;
+    const { modelPolicy = {}, catalog, deps } = this.options;
+    return createModelCaller(chain, {
+      ...modelPolicy,
+      ...(catalog ? { catalog } : {}),
+      ...(deps?.sleep ? { sleep: deps.sleep } : {}),
+    });
+  }
+
+  private failBeforeStart(state: RunState, error: unknown, emit?: (event: AgentEvent) => void): AgentResult {
+    const wrapped = AgencyError.from(error);
+    const result: AgentResult = {
+      id: state.runId,
+      success: false,
+      output: '',
+      attachments: [],
+      usage: state.usage,
+      steps: [],
+      finishReason: wrapped.code === 'aborted' ? 'aborted' : 'error',
+      synthesized: false,
+      iterations: 0,
+      startedAt: state.startedAt,
+      finishedAt: new Date(this.now()).toISOString(),
+      error: { code: wrapped.code, message: wrapped.message },
+      retryInfo: state.retryInfo,
+      aborted: wrapped.code === 'aborted',
+      messages: state.messages,
+      warnings: [],
+    };
+    emit?.({ type: 'error', error: { code: wrapped.code, message: wrapped.message } });
+    emit?.({ type: 'finish', result });
+    return result;
+  }
+}
+
+function checkTask(task: AgentTask): void {
+  if (typeof task !== 'object' || task === null || typeof task.input !== 'string') {
+    throw new AgencyError('invalid_argument', 'A task needs an "input" string, e.g. agent.execute({ input: "…" })');
+  }
+}
+
+function userInput(task: AgentTask): UserMessage {
+  return { role: 'user', content: [{ type: 'text', text: task.input }, ...(task.attachments ?? [])] };
+}
+
+function definedParams<T extends Record<string, number | undefined>>(params: T): { [K in keyof T]?: number } {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) out[key] = value;
+  return out;
+}

@@ -1,0 +1,106 @@
+import { abortedError } from '../core/clock.ts';
+import { AgencyError } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { emptyUsage } from '../core/usage.ts';
+import type { Agent, AgentResult, AgentTask, ExecuteOptions } from './types.ts';
+
+/** Where a background run is. */
+export type SpawnState = 'pending' | 'running' | 'completed' | 'suspended' | 'failed' | 'cancelled';
+
+/** A handle on an agent running in the background. */
+export type AgentHandle = {
+  readonly id: string;
+  state(): SpawnState;
+  /** Resolves when the run has ended, however it ended. Never rejects. */
+  readonly done: Promise<void>;
+  /**
+   * Waits for the result. Aborting `signal` stops the waiting (rejecting with `aborted`), not the run.
+   */
+  await(signal?: AbortSignal): Promise<AgentResult>;
+  /** Asks the run to stop; it ends as `cancelled`. */
+  cancel(reason?: string): void;
+};
+
+/**
+ * Runs an agent in the background. It is panic-safe: if the agent throws instead of returning a result, the handle
+ * moves to `failed` with that error in its result, and `done` still resolves.
+ *
+ * @example
+ * const handle = spawn(agent, { input: 'Summarise the report' });
+ * const result = await handle.await();
+ */
+export function spawn(
+  agent: Agent,
+  task: AgentTask,
+  options: Omit<ExecuteOptions, 'signal'> & { signal?: AbortSignal } = {},
+): AgentHandle {
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const startedAt = new Date().toISOString();
+  let state: SpawnState = 'pending';
+  let result: AgentResult | undefined;
+
+  const run = (async (): Promise<AgentResult> => {
+    await Promise.resolve();
+    state = 'running';
+    try {
+      return await agent.execute(task, { ...options, signal });
+    } catch (error) {
+      return failedResult(error, startedAt);
+    }
+  })().then((value) => {
+    result = value;
+    state = stateOf(value, controller.signal.aborted);
+    return value;
+  });
+
+  return {
+    id: newId('run'),
+    state: () => state,
+    done: run.then(() => undefined),
+    await(waitSignal) {
+      if (!waitSignal) return run;
+      if (waitSignal.aborted) return Promise.reject(abortedError(waitSignal));
+      return new Promise<AgentResult>((resolve, reject) => {
+        const onAbort = () => reject(abortedError(waitSignal));
+        waitSignal.addEventListener('abort', onAbort, { once: true });
+        void run.then((value) => {
+          waitSignal.removeEventListener('abort', onAbort);
+          resolve(value);
+        });
+      });
+    },
+    cancel(reason = 'cancelled') {
+      if (result) return;
+      controller.abort(new AgencyError('aborted', reason));
+    },
+  };
+}
+
+function stateOf(result: AgentResult, cancelled: boolean): SpawnState {
+  if (result.finishReason === 'suspended') return 'suspended';
+  if (result.aborted || cancelled) return 'cancelled';
+  return result.success ? 'completed' : 'failed';
+}
+
+function failedResult(error: unknown, startedAt: string): AgentResult {
+  const wrapped = AgencyError.from(error);
+  return {
+    id: newId('run'),
+    success: false,
+    output: '',
+    attachments: [],
+    usage: emptyUsage(),
+    steps: [],
+    finishReason: 'error',
+    synthesized: false,
+    iterations: 0,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    error: { code: wrapped.code, message: wrapped.message },
+    retryInfo: { attempts: 0, retries: [] },
+    aborted: false,
+    messages: [],
+    warnings: [],
+  };
+}

@@ -1,0 +1,149 @@
+import type { ErrorCode } from '../core/error-codes.ts';
+import type { FilePart, ImagePart, JsonValue, Message } from '../core/messages.ts';
+import type { Usage } from '../core/usage.ts';
+import type { RetryEvent } from '../model/call-model.ts';
+import type { Suspended } from './suspend.ts';
+
+/** An image or file passed in with a task or produced during a run. */
+export type Attachment = ImagePart | FilePart;
+
+/** The input to any agent. */
+export type AgentTask = {
+  /** What to do, in natural language. */
+  input: string;
+  /** Images and files that go with the input. */
+  attachments?: Attachment[];
+  /** Metadata carried through the agent hierarchy; see `taskThreadId`, `taskUserId`, `taskChatId`. */
+  context?: Record<string, JsonValue>;
+};
+
+/** A trace of one tool call or delegation, in the order they ran. */
+export type StepTrace = {
+  type: 'tool' | 'agent' | 'step';
+  name: string;
+  toolCallId?: string;
+  input: unknown;
+  /** The full output, never truncated. */
+  output: unknown;
+  error?: { code: ErrorCode; message: string };
+  usage: Usage;
+  startedAt: string;
+  durationMs: number;
+};
+
+/** Why a run ended. */
+export type AgentFinishReason = 'stop' | 'max-iterations' | 'halted' | 'suspended' | 'error' | 'aborted';
+
+/** What any agent returns. */
+export type AgentResult = {
+  /** The run's id (`run_…`). */
+  id: string;
+  /** True when the run produced an answer: it stopped, hit the iteration cap and synthesized, or was halted. */
+  success: boolean;
+  /** The final answer. */
+  output: string;
+  /** The model's last reasoning before the final answer. */
+  thinking?: string;
+  /** Files from the model and from tool results, within the attachment caps. */
+  attachments: Attachment[];
+  /** Tokens and cost of every model call in the run. */
+  usage: Usage;
+  /** Every tool call and delegation, with timing. */
+  steps: StepTrace[];
+  finishReason: AgentFinishReason;
+  /** True when the iteration cap was reached and a final answer was asked for without tools. */
+  synthesized: boolean;
+  /** How many model calls led to tool calls. */
+  iterations: number;
+  startedAt: string;
+  finishedAt: string;
+  error?: { code: ErrorCode; message: string };
+  /** Model call attempts across the run, and every retry or fallback. */
+  retryInfo: { attempts: number; retries: RetryEvent[]; lastError?: string };
+  aborted: boolean;
+  /** The whole conversation, tool results truncated as the model saw them. */
+  messages: Message[];
+  warnings: string[];
+  /** Present when `finishReason` is `suspended`: the handle to resume the run. */
+  suspended?: Suspended;
+};
+
+/** Options for one execution. */
+export type ExecuteOptions = {
+  /** Cancels the run; in-flight tool calls resolve to error results at once. */
+  signal?: AbortSignal;
+  /** Earlier conversation, placed after the system prompt and memory, before the input. */
+  history?: Message[];
+  /** Receives every event of the run, as `stream()` would yield them (text deltas only when streaming). */
+  onEvent?: (event: AgentEvent) => void;
+};
+
+/** Anything that takes a task and returns a result. Agents compose: networks and workflows are agents too. */
+export type Agent = {
+  readonly name: string;
+  readonly description: string;
+  execute(task: AgentTask, options?: ExecuteOptions): Promise<AgentResult>;
+};
+
+/** Events of a run, in order. */
+export type AgentEvent =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool-call-start'; toolCallId: string; toolName: string; input: unknown }
+  | {
+      type: 'tool-call-result';
+      toolCallId: string;
+      toolName: string;
+      /** The full output, never truncated. */
+      output: unknown;
+      error?: { code: ErrorCode; message: string };
+      durationMs: number;
+    }
+  | { type: 'step-finish'; iteration: number; usage: Usage; toolCalls: number; finishReason: string }
+  | { type: 'retry'; retry: RetryEvent }
+  | { type: 'warning'; message: string }
+  | { type: 'suspended'; id: string; payload: JsonValue }
+  | { type: 'finish'; result: AgentResult }
+  | { type: 'error'; error: { code: ErrorCode; message: string } };
+
+/** The events of a streamed run, and its result. */
+export type AgentStream = AsyncIterable<AgentEvent> & {
+  /** Resolves with the result when the run ends, however it ends. */
+  readonly result: Promise<AgentResult>;
+};
+
+/** An agent that can also stream its run as events. */
+export type StreamingAgent = Agent & {
+  /**
+   * Runs the task and yields its events. Stopping the iteration (or aborting the signal) ends the run cleanly; the
+   * run never waits on a consumer that stopped reading.
+   */
+  stream(task: AgentTask, options?: Omit<ExecuteOptions, 'onEvent'>): AgentStream;
+};
+
+/** The context key for a conversation thread id. */
+export const CONTEXT_THREAD_ID = 'threadId';
+/** The context key for a user id. */
+export const CONTEXT_USER_ID = 'userId';
+/** The context key for a chat id. */
+export const CONTEXT_CHAT_ID = 'chatId';
+
+/** The task's thread id, when it has a string one. */
+export function taskThreadId(task: AgentTask): string | undefined {
+  return stringContext(task, CONTEXT_THREAD_ID);
+}
+
+/** The task's user id, when it has a string one. */
+export function taskUserId(task: AgentTask): string | undefined {
+  return stringContext(task, CONTEXT_USER_ID);
+}
+
+/** The task's chat id, when it has a string one. */
+export function taskChatId(task: AgentTask): string | undefined {
+  return stringContext(task, CONTEXT_CHAT_ID);
+}
+
+function stringContext(task: AgentTask, key: string): string | undefined {
+  const value = task.context?.[key];
+  return typeof value === 'string' ? value : undefined;
+}
