@@ -42,6 +42,18 @@ export const ERROR_CODES = {
   suspension_invalid: { retryable: false, summary: 'A serialized suspended run is malformed or for another agent.' },
   attachment_limit: { retryable: false, summary: 'The attachment count or byte cap was reached.' },
 
+  // Governed tasks
+  journal_not_durable: { retryable: false, summary: 'A journal write or fsync failed; the run cannot continue safely.' },
+  journal_corrupt: { retryable: false, summary: 'The event journal has a malformed line that is not a torn tail.' },
+  state_corrupt: { retryable: false, summary: 'progress/state.json or spec.json is malformed.' },
+  task_folder_invalid: { retryable: false, summary: 'The task root is missing, or is not a task folder.' },
+  task_locked: { retryable: false, summary: 'Another run is active on the same task root.' },
+  plan_invalid: { retryable: false, summary: 'The model did not produce a valid plan.' },
+  plan_tampered: { retryable: false, summary: 'The plan changed after it was approved.' },
+  approval_invalid: { retryable: false, summary: 'An approval decision file is malformed, stale or conflicting.' },
+  approval_not_found: { retryable: false, summary: 'No approval request has that id.' },
+  budget_exceeded: { retryable: false, summary: 'A run budget was exhausted.' },
+
   // Guards: paths, network, sandbox
   path_outside_scope: { retryable: false, summary: 'A path resolves outside the allowed roots.' },
   path_invalid: { retryable: false, summary: 'A path is malformed (absolute, NUL byte, empty, too long).' },
