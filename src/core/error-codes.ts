@@ -71,6 +71,9 @@ export const ERROR_CODES = {
   policy_denied: { retryable: false, summary: 'Policy denied the action.' },
   rate_limited: { retryable: true, summary: 'A per-tool rate limit was hit.' },
   credential_unavailable: { retryable: false, summary: 'A credential could not be loaded.' },
+
+  // MCP (additions)
+  mcp_unavailable: { retryable: true, summary: 'The MCP server is disconnected, unreachable or failed to start.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */
