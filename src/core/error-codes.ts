@@ -74,6 +74,9 @@ export const ERROR_CODES = {
 
   // MCP (additions)
   mcp_unavailable: { retryable: true, summary: 'The MCP server is disconnected, unreachable or failed to start.' },
+
+  // Memory (additions)
+  history_invalid: { retryable: false, summary: 'A seeded history file (task/history.jsonl or .md) is malformed.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */
