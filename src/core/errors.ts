@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode, isErrorCode } from './error-codes.ts';
+import { defaultRedactor } from './redact.ts';
 
 const MARKER = Symbol.for('agency.error');
 
@@ -53,15 +54,18 @@ export class AgencyError extends Error {
     return new AgencyError(code, errorMessage(value), { cause: value });
   }
 
-  /** A JSON-safe view: code, message, retryable and details. */
+  /**
+   * A JSON-safe view: code, message, retryable and details, with secrets redacted by the default redactor (this is
+   * what `JSON.stringify` writes, so it is what ends up in files and logs).
+   */
   toJSON(): { name: string; code: ErrorCode; message: string; retryable: boolean; details?: Record<string, unknown> } {
-    return {
+    return defaultRedactor.redact({
       name: this.name,
       code: this.code,
       message: this.message,
       retryable: this.retryable,
       ...(this.details === undefined ? {} : { details: this.details }),
-    };
+    });
   }
 }
 

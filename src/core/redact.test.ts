@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { AgencyError } from './errors.ts';
+import { createRedactor, isSensitiveKey, MIN_SECRET_LENGTH, REDACTED, redactError } from './redact.ts';
+
+const OPENAI = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+const ANTHROPIC = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv_wxyz-0123';
+const GITHUB = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+const PEM = [
+  '-----BEGIN OPENSSH PRIVATE KEY-----',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+  '-----END OPENSSH PRIVATE KEY-----',
+].join('\n');
+
+describe('createRedactor: patterns', () => {
+  const redactor = createRedactor();
+  it.each([
+    ['an OpenAI project key', `key is ${OPENAI}.`, 'key is [REDACTED:openai].'],
+    ['a legacy OpenAI key', 'sk-AbCdEfGhIjKlMnOpQrStUvWx', '[REDACTED:openai]'],
+    ['an Anthropic key', `x-api-key=${ANTHROPIC}`, 'x-api-key=[REDACTED:anthropic]'],
+    ['a GitHub token', `token ${GITHUB}`, 'token [REDACTED:github]'],
+    ['a GitHub fine-grained token', 'github_pat_11ABCDEFG0123456789_abcdefghijkl', '[REDACTED:github]'],
+    ['an AWS access key id', 'AKIAIOSFODNN7EXAMPLE in use', '[REDACTED:aws-key-id] in use'],
+    [
+      'an AWS secret key',
+      'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'aws_secret_access_key = [REDACTED:aws-secret]',
+    ],
+    ['a bearer header', 'Authorization: Bearer abc.def-123', 'Authorization: Bearer [REDACTED:authorization]'],
+    ['a basic header', 'authorization: Basic dXNlcjpwYXNz', 'authorization: Basic [REDACTED:authorization]'],
+    ['a bare bearer token', 'send Bearer eyJhbGciOi.J9x1y2z3w4', 'send Bearer [REDACTED:bearer]'],
+    [
+      'query parameters',
+      'GET https://api.x.com/v1?key=AIzaSy123&q=cats&api_key=zzz#frag',
+      'GET https://api.x.com/v1?key=[REDACTED:url-param]&q=cats&api_key=[REDACTED:url-param]#frag',
+    ],
+    ['a token parameter', 'https://h.io/cb?token=abc', 'https://h.io/cb?token=[REDACTED:url-param]'],
+    ['URL user-info', 'postgres://app:s3cr3t@db:5432/x', 'postgres://app:[REDACTED:url-userinfo]@db:5432/x'],
+    ['an env assignment', 'DB_PASSWORD=hunter2hunter2 next', 'DB_PASSWORD=[REDACTED:assignment] next'],
+    ['a private key block', `before\n${PEM}\nafter`, 'before\n[REDACTED:private-key]\nafter'],
+  ])('redacts %s', (_name, text, expected) => {
+    expect(redactor.redactText(text)).toBe(expected);
+  });
+
+  it.each([
+    'Use scikit-learn for this task-list.',
+    'Basic configuration is described in the README.',
+    'Bearer tokens are sent in a header.',
+    'The tokens field counts 1234 tokens.',
+    'https://example.com/search?q=password',
+  ])('leaves ordinary text alone: %s', (text) => {
+    expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('keeps JSON text valid JSON', () => {
+    const json = JSON.stringify({ headers: { auth: `Bearer ${OPENAI}` }, url: 'https://a.io/?token=abc"def', PEM });
+    const redacted = redactor.redactText(json);
+    expect(() => JSON.parse(redacted) as unknown).not.toThrow();
+    expect(redacted).not.toMatch(/sk-proj|abc|b3BlbnNz/);
+  });
+});
+
+describe('createRedactor: registered values', () => {
+  it('redacts registered values and their JSON-escaped and URL-encoded spellings', () => {
+    const secret = 'pa"ss word/with=odd&chars';
+    const redactor = createRedactor({ extraSecrets: [secret] });
+    expect(redactor.redactText(`x ${secret} y`)).toBe(`x ${REDACTED} y`);
+    expect(redactor.redactText(JSON.stringify({ secret_value: secret }))).toBe(`{"secret_value":"${REDACTED}"}`);
+    expect(redactor.redactText(`https://a.io/?q=${encodeURIComponent(secret)}`)).toBe(`https://a.io/?q=${REDACTED}`);
+  });
+
+  it(`ignores values shorter than ${MIN_SECRET_LENGTH} characters`, () => {
+    const redactor = createRedactor();
+    redactor.register('abc');
+    redactor.register('');
+    expect(redactor.redactText('abc abc')).toBe('abc abc');
+  });
+
+  it('removes the longer of two overlapping secrets whole', () => {
+    const redactor = createRedactor({ extraSecrets: ['cred-canary-1'] });
+    redactor.register('cred-canary-12345');
+    expect(redactor.redactText('cred-canary-12345')).toBe(REDACTED);
+  });
+
+  it('uses custom patterns instead of the defaults', () => {
+    const redactor = createRedactor({ patterns: [{ kind: 'card', regex: /\b\d{4}-\d{4}-\d{4}-\d{4}\b/ }] });
+    expect(redactor.redactText('card 1234-5678-9012-3456 and sk-AbCdEfGhIjKlMnOpQrSt')).toBe(
+      'card [REDACTED:card] and sk-AbCdEfGhIjKlMnOpQrSt',
+    );
+  });
+});
+
+describe('redact (deep)', () => {
+  const redactor = createRedactor({ extraSecrets: ['registered-secret-1'] });
+
+  it('returns a copy with strings redacted and sensitive keys hidden whole', () => {
+    const input = {
+      headers: { Authorization: 'opaque', 'x-api-key': 'k', 'Set-Cookie': ['a=b'], accept: 'json' },
+      body: { password: 1234, apiKey: 'short', nested: [`see ${OPENAI}`, 'registered-secret-1'], count: 3 },
+      usage: { inputTokens: 12, outputTokens: 3 },
+      token: null,
+      enabled: true,
+    };
+    const output = redactor.redact(input);
+    expect(output).toEqual({
+      headers: { Authorization: REDACTED, 'x-api-key': REDACTED, 'Set-Cookie': REDACTED, accept: 'json' },
+      body: { password: REDACTED, apiKey: REDACTED, nested: ['see [REDACTED:openai]', REDACTED], count: 3 },
+      usage: { inputTokens: 12, outputTokens: 3 },
+      token: null,
+      enabled: true,
+    });
+    expect(input.headers.Authorization).toBe('opaque');
+  });
+
+  it('handles cycles, maps, sets, dates, bytes and URLs', () => {
+    const cyclic: Record<string, unknown> = { text: GITHUB };
+    cyclic.self = cyclic;
+    const url = new URL('https://a.io/x?api_key=abc123');
+    const bytes = new Uint8Array([1, 2]);
+    const date = new Date(0);
+    const out = redactor.redact({
+      cyclic,
+      map: new Map([['cookie', 'c=1']]),
+      set: new Set([OPENAI]),
+      url,
+      bytes,
+      date,
+    });
+    expect(out.cyclic.self).toBe(out.cyclic);
+    expect(out.cyclic.text).toBe('[REDACTED:github]');
+    expect(out.map.get('cookie')).toBe(REDACTED);
+    expect([...out.set]).toEqual(['[REDACTED:openai]']);
+    expect(String(out.url)).not.toContain('abc123');
+    expect(out.bytes).toBe(bytes);
+    expect(out.date).toBe(date);
+  });
+
+  it('isSensitiveKey knows the usual spellings', () => {
+    for (const key of ['authorization', 'API_KEY', 'X-Api-Key', 'cookie', 'set-cookie', 'accessToken', 'client_secret'])
+      expect(isSensitiveKey(key), key).toBe(true);
+    for (const key of ['inputTokens', 'key', 'tokens', 'author', 'url']) expect(isSensitiveKey(key), key).toBe(false);
+  });
+});
+
+describe('redactError and AgencyError.toJSON', () => {
+  it('keeps the class and code and redacts message, stack, cause and details', () => {
+    const redactor = createRedactor({ extraSecrets: ['registered-secret-1'] });
+    const error = new AgencyError('tool_failed', `call with ${OPENAI} failed`, {
+      cause: new Error('registered-secret-1 was rejected'),
+      details: { url: 'https://a.io/?token=abc', authorization: 'Bearer x' },
+    });
+    const safe = redactError(error, redactor);
+    expect(AgencyError.isInstance(safe)).toBe(true);
+    expect(safe).toBeInstanceOf(AgencyError);
+    expect(safe.code).toBe('tool_failed');
+    expect(safe.message).toBe('call with [REDACTED:openai] failed');
+    expect(String(safe.stack)).not.toContain('sk-proj');
+    expect((safe.cause as Error).message).toBe(`${REDACTED} was rejected`);
+    expect(safe.details).toEqual({ url: 'https://a.io/?token=[REDACTED:url-param]', authorization: REDACTED });
+    expect(error.message).toContain(OPENAI);
+  });
+
+  it('redacts plain thrown values too', () => {
+    expect(redactError(`boom ${GITHUB}`, createRedactor())).toBe('boom [REDACTED:github]');
+  });
+
+  it('AgencyError.toJSON never carries a recognisable secret', () => {
+    const error = new AgencyError('internal', `leaked ${ANTHROPIC}`, { details: { password: 'hunter22' } });
+    const json = JSON.stringify(error);
+    expect(json).not.toContain(ANTHROPIC);
+    expect(json).not.toContain('hunter22');
+    expect(JSON.parse(json)).toMatchObject({ code: 'internal', message: 'leaked [REDACTED:anthropic]' });
+  });
+});
