@@ -9,6 +9,7 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
+import { createRedactor } from '../../core/redact.ts';
 import { apiError, ScriptedModel } from '../../testing/scripted-model.ts';
 import { createModelCaller } from '../call-model.ts';
 import { resolveModel } from '../resolve-model.ts';
@@ -200,6 +201,35 @@ describe('record and replay', () => {
     expect(text).toContain('req_1');
   });
 
+  it('redacts secrets from requests, responses, stream parts and errors before writing', async () => {
+    const path = tempFile();
+    const key = 'sk-proj-RecordedSecret0123456789abcdef';
+    const registered = 'registered-credential-value';
+    const model = new ScriptedModel([
+      `Here is your token: ghp_${'A'.repeat(36)}`,
+      { text: `streamed ${registered}`, streamError: new Error(`upstream rejected ${key}`) },
+    ]);
+    const redactor = createRedactor({ extraSecrets: [registered] });
+    const recorder = recordModel(model, path, { redactor });
+    const prompt: LanguageModelV4Prompt = [{ role: 'user', content: [{ type: 'text', text: `my key is ${key}` }] }];
+    await recorder.doGenerate({ prompt });
+    const parts: LanguageModelV4StreamPart[] = [];
+    for await (const part of (await recorder.doStream({ prompt })).stream) parts.push(part);
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain(key);
+    expect(text).not.toContain('ghp_AAAA');
+    expect(text).not.toContain(registered);
+    expect(text).toContain('[REDACTED:openai]');
+    expect(text).toContain('[REDACTED:github]');
+    expect(parts.some((part) => part.type === 'text-delta' && part.delta.includes(registered))).toBe(true);
+    // The recording is self-consistent and replays by order; the live request still carries the key.
+    const replay = replayModel(path, { lenient: true });
+    expect((await replay.doGenerate({ prompt })).content).toEqual([
+      { type: 'text', text: 'Here is your token: [REDACTED:github]' },
+    ]);
+    await expect(replayModel(path).doGenerate({ prompt })).rejects.toMatchObject({ code: 'cassette_mismatch' });
+  });
+
   it('appends to an existing cassette when asked', async () => {
     const path = tempFile();
     await recordModel(new ScriptedModel(['one']), path).doGenerate({ prompt: [] });
@@ -250,5 +280,33 @@ describe('reading a damaged cassette', () => {
       }),
     );
     expect(() => replayModel(path)).toThrow(new RegExp(`line ${line} is corrupt`));
+  });
+});
+
+describe('replaying a resumed run', () => {
+  it('continues from the recorded call that the first request matches', async () => {
+    const path = tempFile();
+    const recorded = await converse(recordModel(script(), path), 'generate');
+    // A fresh process that crashed after call #0 resumes by asking call #1 first.
+    const resumed = replayModel(path);
+    const prompt: LanguageModelV4Prompt = [
+      { role: 'system', content: 'You are a calculator.' },
+      { role: 'user', content: [{ type: 'text', text: 'What is (12 + 7) * 3?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'call_1', toolName: 'calculator', input: { op: 'add', a: 12, b: 7 } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'call_1', toolName: 'calculator', output: { type: 'json', value: 19 } },
+        ],
+      },
+    ];
+    const result = await resumed.doGenerate({ prompt, tools, temperature: 0 });
+    expect(result).toEqual(recorded[1]);
+    expect(resumed.served).toBe(2);
   });
 });

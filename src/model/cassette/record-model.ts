@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { dirname, resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { encodeJson } from '../../core/json-codec.ts';
+import { defaultRedactor, type Redactor } from '../../core/redact.ts';
 import {
   CASSETTE_FORMAT,
   type CassetteCall,
@@ -16,6 +17,12 @@ export type RecordModelOptions = {
   append?: boolean;
   /** The clock for the header's `createdAt`. @default Date.now */
   now?: () => number;
+  /**
+   * Scrubs secrets from requests, responses, stream parts and errors before they are written. The digest is taken
+   * over the redacted request, so a request that carried a secret replays only leniently.
+   * @default defaultRedactor
+   */
+  redactor?: Redactor;
 };
 
 // Response headers that help debugging and cannot carry credentials.
@@ -25,13 +32,15 @@ const KEPT_HEADERS =
 /**
  * Wraps any model so that each call is appended to a JSONL cassette at `path`: the request, its digest, and the
  * full response or every stream part with usage. Failed calls are recorded too, so replays reproduce them.
- * Request headers are never recorded, and only non-sensitive response headers are kept.
+ * Request headers are never recorded, only non-sensitive response headers are kept, and everything written passes
+ * through a redactor first (API keys, bearer tokens, registered credentials…).
  *
  * @example
  * const model = recordModel(resolveModel('openai:gpt-4o'), 'test/cassettes/weather.jsonl');
  */
 export function recordModel(model: LanguageModelV4, path: string, options: RecordModelOptions = {}): LanguageModelV4 {
   const file = resolve(path);
+  const redactor = options.redactor ?? defaultRedactor;
   let nextIndex = options.append ? countCalls(file) : 0;
   let started = Boolean(options.append) && existsSync(file);
 
@@ -48,11 +57,11 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
       writeFileSync(file, `${JSON.stringify(header)}\n`);
       started = true;
     }
-    appendFileSync(file, `${JSON.stringify(call)}\n`);
+    appendFileSync(file, `${JSON.stringify(redactor.redact(call))}\n`);
   };
 
   const begin = (options: LanguageModelV4CallOptions, mode: CassetteCall['mode']) => {
-    const request = normalizeRequest(options);
+    const request = redactor.redact(normalizeRequest(options));
     return { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request };
   };
 
