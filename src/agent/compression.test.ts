@@ -15,12 +15,16 @@ const fetchPage = defineTool({
 });
 
 const loop = (pages: number) =>
-  new ScriptedModel((_options, index) => (index < pages ? { toolCalls: [{ id: `p${index}`, name: 'fetch_page', input: { n: index } }] } : 'Summary written.'));
+  new ScriptedModel((_options, index) =>
+    index < pages ? { toolCalls: [{ id: `p${index}`, name: 'fetch_page', input: { n: index } }] } : 'Summary written.',
+  );
 
 function toolOutputs(prompt: Array<{ role: string; content: unknown }>) {
   return prompt
     .filter((message) => message.role === 'tool')
-    .flatMap((message) => (message as ToolMessage).content.map((part) => (part.type === 'tool-result' ? part.output : null)));
+    .flatMap((message) =>
+      (message as ToolMessage).content.map((part) => (part.type === 'tool-result' ? part.output : null)),
+    );
 }
 
 describe('context compression', () => {
@@ -39,10 +43,13 @@ describe('context compression', () => {
     expect(JSON.stringify(summarizer.calls[0]?.options.prompt)).toContain('page 0: lorem');
     const last = model.calls.at(-1)?.options.prompt ?? [];
     const outputs = toolOutputs(last);
-    const compressed = outputs.filter((output) => output?.type === 'text' && output.value.startsWith(COMPRESSED_MARKER));
+    const compressed = outputs.filter(
+      (output) => output?.type === 'text' && output.value.startsWith(COMPRESSED_MARKER),
+    );
     expect(compressed.length).toBeGreaterThan(0);
     // The two most recent iterations are never compressed.
-    for (const output of outputs.slice(-2)) expect(output).toMatchObject({ type: 'text', value: expect.stringMatching(/^page \d: lorem/) });
+    for (const output of outputs.slice(-2))
+      expect(output).toMatchObject({ type: 'text', value: expect.stringMatching(/^page \d: lorem/) });
     expect(JSON.stringify(last)).toContain('Pages 0-2 were lorem ipsum.');
     // Every tool call still has its result.
     expect(outputs).toHaveLength(5);
@@ -67,14 +74,19 @@ describe('context compression', () => {
 
   it('is disabled by a negative threshold and falls back to the main model otherwise', async () => {
     const disabled = loop(4);
-    await new LLMAgent({ name: 'r', model: disabled, tools: [fetchPage], compressThreshold: -1 }).execute({ input: 'x' });
+    await new LLMAgent({ name: 'r', model: disabled, tools: [fetchPage], compressThreshold: -1 }).execute({
+      input: 'x',
+    });
     expect(disabled.calls).toHaveLength(5);
     const main = new ScriptedModel((options, index) => {
-      const isSummary = options.prompt[0]?.role === 'system' && String(options.prompt[0].content).startsWith('You compress');
+      const isSummary =
+        options.prompt[0]?.role === 'system' && String(options.prompt[0].content).startsWith('You compress');
       if (isSummary) return 'compressed by main model';
       return index < 5 ? { toolCalls: [{ name: 'fetch_page', input: { n: index } }] } : 'done';
     });
-    await new LLMAgent({ name: 'r', model: main, tools: [fetchPage], compressThreshold: 3_000 }).execute({ input: 'x' });
+    await new LLMAgent({ name: 'r', model: main, tools: [fetchPage], compressThreshold: 3_000 }).execute({
+      input: 'x',
+    });
     expect(JSON.stringify(main.calls.at(-1)?.options.prompt)).toContain('compressed by main model');
   });
 });

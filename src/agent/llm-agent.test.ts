@@ -26,7 +26,10 @@ function promptOf(model: ScriptedModel, call: number) {
 
 describe('LLMAgent: the loop', () => {
   it('builds system prompt, memory, history and input in order, runs tools and feeds results back', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'add', input: { a: 2, b: 3 } }] }, 'The sum is 5.']);
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'add', input: { a: 2, b: 3 } }] },
+      'The sum is 5.',
+    ]);
     const agent = new LLMAgent({
       name: 'calc',
       model,
@@ -38,7 +41,13 @@ describe('LLMAgent: the loop', () => {
       { input: 'What is 2 + 3?' },
       { history: [{ role: 'assistant', content: [{ type: 'text', text: 'Earlier answer.' }] }] },
     );
-    expect(result).toMatchObject({ success: true, output: 'The sum is 5.', finishReason: 'stop', iterations: 1, synthesized: false });
+    expect(result).toMatchObject({
+      success: true,
+      output: 'The sum is 5.',
+      finishReason: 'stop',
+      iterations: 1,
+      synthesized: false,
+    });
     const first = promptOf(model, 0);
     expect(first.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(first[0]).toEqual({ role: 'system', content: 'You add numbers.' });
@@ -49,7 +58,9 @@ describe('LLMAgent: the loop', () => {
       content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'add', output: { type: 'json', value: 5 } }],
     });
     expect(model.calls[0]?.options.tools?.map((tool) => tool.name)).toEqual(['add']);
-    expect(result.steps).toEqual([expect.objectContaining({ type: 'tool', name: 'add', toolCallId: 'c1', input: { a: 2, b: 3 }, output: 5 })]);
+    expect(result.steps).toEqual([
+      expect.objectContaining({ type: 'tool', name: 'add', toolCallId: 'c1', input: { a: 2, b: 3 }, output: 5 }),
+    ]);
     expect(result.id).toMatch(/^run_/);
     expect(Date.parse(result.finishedAt)).toBeGreaterThanOrEqual(Date.parse(result.startedAt));
   });
@@ -63,14 +74,21 @@ describe('LLMAgent: the loop', () => {
       { modelId: 'gpt-4o-mini' },
     );
     const result = await new LLMAgent({ name: 'calc', model, tools: [add] }).execute({ input: '1+1' });
-    expect(result.usage).toMatchObject({ inputTokens: 3000, outputTokens: 110, cachedInputTokens: 1000, totalTokens: 3110 });
+    expect(result.usage).toMatchObject({
+      inputTokens: 3000,
+      outputTokens: 110,
+      cachedInputTokens: 1000,
+      totalTokens: 3110,
+    });
     // gpt-4o-mini: $0.15 input, $0.075 cached, $0.60 output per million.
     expect(result.usage.costUsd).toBeCloseTo((2000 * 0.15 + 1000 * 0.075 + 110 * 0.6) / 1e6, 12);
   });
 
   it('passes generation parameters, and leaves unset ones to the provider', async () => {
     const model = new ScriptedModel(['ok', 'ok']);
-    await new LLMAgent({ name: 'a', model, temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 256 }).execute({ input: 'x' });
+    await new LLMAgent({ name: 'a', model, temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 256 }).execute({
+      input: 'x',
+    });
     expect(model.calls[0]?.options).toMatchObject({ temperature: 0.2, topP: 0.9, topK: 40, maxOutputTokens: 256 });
     await new LLMAgent({ name: 'b', model }).execute({ input: 'x' });
     const options = model.calls[1]?.options ?? {};
@@ -83,12 +101,14 @@ describe('LLMAgent: the loop', () => {
       { reasoning: 'Now answer.', text: '3' },
     ]);
     const events: AgentEvent[] = [];
-    const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute({ input: 'x' }, { onEvent: (event) => events.push(event) });
+    const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute(
+      { input: 'x' },
+      { onEvent: (event) => events.push(event) },
+    );
     expect(result.thinking).toBe('Now answer.');
-    expect(events.filter((event) => event.type === 'thinking').map((event) => event.type === 'thinking' && event.text)).toEqual([
-      'I should add.',
-      'Now answer.',
-    ]);
+    expect(
+      events.filter((event) => event.type === 'thinking').map((event) => event.type === 'thinking' && event.text),
+    ).toEqual(['I should add.', 'Now answer.']);
   });
 
   it('rejects a task without an input string', async () => {
@@ -101,20 +121,35 @@ describe('LLMAgent: the loop', () => {
 
 describe('LLMAgent: bad tool calls become results, never crashes', () => {
   it('answers a call to a tool that does not exist', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'multiply', input: { a: 1 } }] }, 'Sorry, I can only add.']);
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'multiply', input: { a: 1 } }] },
+      'Sorry, I can only add.',
+    ]);
     const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute({ input: 'x' });
     expect(result).toMatchObject({ success: true, output: 'Sorry, I can only add.' });
     const sent = promptOf(model, 1).at(-1);
     expect(sent).toMatchObject({
       role: 'tool',
-      content: [{ output: { type: 'error-text', value: expect.stringContaining('Unknown tool "multiply". Available tools: add') } }],
+      content: [
+        {
+          output: {
+            type: 'error-text',
+            value: expect.stringContaining('Unknown tool "multiply". Available tools: add'),
+          },
+        },
+      ],
     });
     expect(result.steps[0]?.error?.code).toBe('tool_not_found');
   });
 
   it('answers malformed arguments, both invalid JSON and schema failures', async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'c1', name: 'add', input: '{"a": 1, "b":' }, { id: 'c2', name: 'add', input: { a: 'one', b: 2 } }] },
+      {
+        toolCalls: [
+          { id: 'c1', name: 'add', input: '{"a": 1, "b":' },
+          { id: 'c2', name: 'add', input: { a: 'one', b: 2 } },
+        ],
+      },
       'Fixed.',
     ]);
     const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute({ input: 'x' });
@@ -125,13 +160,23 @@ describe('LLMAgent: bad tool calls become results, never crashes', () => {
   });
 
   it('cancels a tool that hangs past its timeout and carries on', async () => {
-    const hang = defineTool({ name: 'hang', description: 'hangs', input: z.object({}), effects: 'read', timeoutMs: 40, execute: () => new Promise(() => {}) });
+    const hang = defineTool({
+      name: 'hang',
+      description: 'hangs',
+      input: z.object({}),
+      effects: 'read',
+      timeoutMs: 40,
+      execute: () => new Promise(() => {}),
+    });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'hang', input: {} }] }, 'It timed out.']);
     const started = Date.now();
     const result = await new LLMAgent({ name: 'a', model, tools: [hang] }).execute({ input: 'x' });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(result).toMatchObject({ success: true, output: 'It timed out.' });
-    expect(result.steps[0]?.error).toMatchObject({ code: 'tool_timeout', message: expect.stringMatching(/timed out after 40 ms/) });
+    expect(result.steps[0]?.error).toMatchObject({
+      code: 'tool_timeout',
+      message: expect.stringMatching(/timed out after 40 ms/),
+    });
   });
 });
 
@@ -156,14 +201,22 @@ describe('LLMAgent: parallel tools', () => {
     const model = new ScriptedModel([{ toolCalls: calls }, 'All done.']);
     const result = await new LLMAgent({ name: 'a', model, tools: [slow] }).execute({ input: 'x' });
     expect(peak).toBe(10);
-    const results = toolMessages(result.messages)[0]?.content.map((part) => part.type === 'tool-result' && part.toolCallId);
+    const results = toolMessages(result.messages)[0]?.content.map(
+      (part) => part.type === 'tool-result' && part.toolCallId,
+    );
     expect(results).toEqual(calls.map((call) => call.id));
     expect(result.steps).toHaveLength(14);
   });
 
   it('runs a single call inline', async () => {
     let peak = 0;
-    const one = defineTool({ name: 'one', description: 'd', input: z.object({}), effects: 'read', execute: () => ++peak });
+    const one = defineTool({
+      name: 'one',
+      description: 'd',
+      input: z.object({}),
+      effects: 'read',
+      execute: () => ++peak,
+    });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'one', input: {} }] }, 'ok']);
     await new LLMAgent({ name: 'a', model, tools: [one] }).execute({ input: 'x' });
     expect(peak).toBe(1);
@@ -190,26 +243,46 @@ describe('LLMAgent: parallel tools', () => {
       { signal: controller.signal, onEvent: (event) => events.push(event) },
     );
     expect(Date.now() - begin).toBeLessThan(1_000);
-    expect(result).toMatchObject({ success: false, aborted: true, finishReason: 'aborted', error: { code: 'aborted' } });
+    expect(result).toMatchObject({
+      success: false,
+      aborted: true,
+      finishReason: 'aborted',
+      error: { code: 'aborted' },
+    });
     const toolResults = events.filter((event) => event.type === 'tool-call-result');
-    expect(toolResults.map((event) => event.type === 'tool-call-result' && event.error?.code)).toEqual(['aborted', 'aborted', 'aborted']);
+    expect(toolResults.map((event) => event.type === 'tool-call-result' && event.error?.code)).toEqual([
+      'aborted',
+      'aborted',
+      'aborted',
+    ]);
     expect(model.calls).toHaveLength(1);
   });
 });
 
 describe('LLMAgent: iteration cap', () => {
   it('after 10 iterations asks once more, without tools, for a final answer', async () => {
-    const model = new ScriptedModel((_options, index) => (index < 10 ? { toolCalls: [{ name: 'add', input: { a: index, b: 1 } }] } : 'Final answer.'));
+    const model = new ScriptedModel((_options, index) =>
+      index < 10 ? { toolCalls: [{ name: 'add', input: { a: index, b: 1 } }] } : 'Final answer.',
+    );
     const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute({ input: 'loop' });
     expect(model.calls).toHaveLength(11);
-    expect(result).toMatchObject({ success: true, synthesized: true, finishReason: 'max-iterations', iterations: 10, output: 'Final answer.' });
+    expect(result).toMatchObject({
+      success: true,
+      synthesized: true,
+      finishReason: 'max-iterations',
+      iterations: 10,
+      output: 'Final answer.',
+    });
     const last = model.calls[10]?.options;
     expect(last?.toolChoice).toEqual({ type: 'none' });
     expect(last?.prompt.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: SYNTHESIS_INSTRUCTION }] });
   });
 
   it('honours a custom cap and drops tool calls from the synthesis answer', async () => {
-    const model = new ScriptedModel(() => ({ text: 'still going', toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }));
+    const model = new ScriptedModel(() => ({
+      text: 'still going',
+      toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }],
+    }));
     const result = await new LLMAgent({ name: 'a', model, tools: [add], maxIterations: 2 }).execute({ input: 'x' });
     expect(model.calls).toHaveLength(3);
     expect(result).toMatchObject({ synthesized: true, iterations: 2, output: 'still going' });
@@ -220,10 +293,19 @@ describe('LLMAgent: iteration cap', () => {
 describe('LLMAgent: truncation and attachments', () => {
   it('truncates a result over 100,000 characters in the history only', async () => {
     const big = 'x'.repeat(150_000);
-    const dump = defineTool({ name: 'dump', description: 'd', input: z.object({}), effects: 'read', execute: () => big });
+    const dump = defineTool({
+      name: 'dump',
+      description: 'd',
+      input: z.object({}),
+      effects: 'read',
+      execute: () => big,
+    });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'dump', input: {} }] }, 'ok']);
     const events: AgentEvent[] = [];
-    const result = await new LLMAgent({ name: 'a', model, tools: [dump] }).execute({ input: 'x' }, { onEvent: (event) => events.push(event) });
+    const result = await new LLMAgent({ name: 'a', model, tools: [dump] }).execute(
+      { input: 'x' },
+      { onEvent: (event) => events.push(event) },
+    );
     const sent = (promptOf(model, 1).at(-1)?.content[0] as { output: { value: string } }).output.value;
     expect(sent).toHaveLength(100_000 + TRUNCATION_MARKER.length + 1);
     expect(sent.endsWith(`\n${TRUNCATION_MARKER}`)).toBe(true);
@@ -247,28 +329,57 @@ describe('LLMAgent: truncation and attachments', () => {
         ],
       }),
     });
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'shot', input: {} }, { name: 'shot', input: {} }] }, 'ok']);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'shot', input: {} },
+          { name: 'shot', input: {} },
+        ],
+      },
+      'ok',
+    ]);
     const byCount = await new LLMAgent({ name: 'a', model, tools: [shot], maxAttachments: 3 }).execute({ input: 'x' });
     expect(byCount.attachments).toHaveLength(3);
     expect(byCount.warnings).toEqual([expect.stringContaining('1 attachment(s) dropped')]);
-    const again = new ScriptedModel([{ toolCalls: [{ name: 'shot', input: {} }, { name: 'shot', input: {} }] }, 'ok']);
-    const byBytes = await new LLMAgent({ name: 'a', model: again, tools: [shot], maxAttachmentBytes: 7000 }).execute({ input: 'x' });
+    const again = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'shot', input: {} },
+          { name: 'shot', input: {} },
+        ],
+      },
+      'ok',
+    ]);
+    const byBytes = await new LLMAgent({ name: 'a', model: again, tools: [shot], maxAttachmentBytes: 7000 }).execute({
+      input: 'x',
+    });
     expect(byBytes.attachments).toHaveLength(2);
   });
 });
 
 describe('LLMAgent: model errors', () => {
   it('retries through the model layer and reports every retry in retryInfo and the events', async () => {
-    const model = new ScriptedModel([{ error: apiError(429, { error: { type: 'rate_limit_error' } }, { 'retry-after-ms': '5' }) }, 'ok']);
+    const model = new ScriptedModel([
+      { error: apiError(429, { error: { type: 'rate_limit_error' } }, { 'retry-after-ms': '5' }) },
+      'ok',
+    ]);
     const events: AgentEvent[] = [];
-    const result = await new LLMAgent({ name: 'a', model }).execute({ input: 'x' }, { onEvent: (event) => events.push(event) });
+    const result = await new LLMAgent({ name: 'a', model }).execute(
+      { input: 'x' },
+      { onEvent: (event) => events.push(event) },
+    );
     expect(result.success).toBe(true);
-    expect(result.retryInfo).toMatchObject({ attempts: 2, retries: [expect.objectContaining({ errorClass: 'rate_limit', delayMs: 5 })] });
+    expect(result.retryInfo).toMatchObject({
+      attempts: 2,
+      retries: [expect.objectContaining({ errorClass: 'rate_limit', delayMs: 5 })],
+    });
     expect(events.filter((event) => event.type === 'retry')).toHaveLength(1);
   });
 
   it('ends with the classified error when the model keeps failing', async () => {
-    const model = new ScriptedModel([{ error: apiError(400, { error: { type: 'invalid_request_error', message: 'bad' } }) }]);
+    const model = new ScriptedModel([
+      { error: apiError(400, { error: { type: 'invalid_request_error', message: 'bad' } }) },
+    ]);
     const result = await new LLMAgent({ name: 'a', model }).execute({ input: 'x' });
     expect(result).toMatchObject({ success: false, finishReason: 'error', error: { code: 'model_fatal' } });
   });
@@ -319,6 +430,9 @@ describe('LLMAgent: dynamic configuration', () => {
         throw new Error('tenant lookup failed');
       },
     });
-    expect(await agent.execute({ input: 'x' })).toMatchObject({ success: false, error: { message: 'tenant lookup failed' } });
+    expect(await agent.execute({ input: 'x' })).toMatchObject({
+      success: false,
+      error: { message: 'tenant lookup failed' },
+    });
   });
 });

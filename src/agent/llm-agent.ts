@@ -15,6 +15,7 @@ import type { RunContext } from './run-context.ts';
 import { runLoop } from './run-loop.ts';
 import { messageChars, type RunState } from './run-state.ts';
 import {
+  checkpointOf,
   createSuspended,
   createSuspendLedger,
   parseSerializedRun,
@@ -189,7 +190,14 @@ export class LLMAgent implements StreamingAgent {
     } catch (error) {
       return this.failBeforeStart(state, error, emit);
     }
+    if (options.onCheckpoint) context.checkpoint = this.checkpointer(options.onCheckpoint);
     return runLoop(context, state);
+  }
+
+  private checkpointer(onCheckpoint: NonNullable<ExecuteOptions['onCheckpoint']>) {
+    return async (state: RunState) => {
+      await onCheckpoint(checkpointOf(this.name, state, this.now()));
+    };
   }
 
   private async continueRun(
@@ -200,6 +208,7 @@ export class LLMAgent implements StreamingAgent {
     const signal = options.signal ?? new AbortController().signal;
     const context = await this.contextFor(state.task, signal, false, options.onEvent);
     if (data !== undefined) context.resumeData = data;
+    if (options.onCheckpoint) context.checkpoint = this.checkpointer(options.onCheckpoint);
     delete state.suspendPayload;
     return runLoop(context, state);
   }

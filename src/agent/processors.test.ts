@@ -20,21 +20,33 @@ describe('processors', () => {
       pre: ({ messages }) => ({
         messages: messages.map((message) =>
           message.role === 'user'
-            ? { ...message, content: message.content.map((part) => (part.type === 'text' ? { ...part, text: part.text.replace(/\d{4}-\d{4}/g, '[card]') } : part)) }
+            ? {
+                ...message,
+                content: message.content.map((part) =>
+                  part.type === 'text' ? { ...part, text: part.text.replace(/\d{4}-\d{4}/g, '[card]') } : part,
+                ),
+              }
             : message,
         ),
       }),
     };
     await new LLMAgent({ name: 'a', model, processors: [redact] }).execute({ input: 'Charge 1234-5678 please' });
-    expect(model.calls[0]?.options.prompt.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'Charge [card] please' }] });
+    expect(model.calls[0]?.options.prompt.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'Charge [card] please' }],
+    });
   });
 
   it('post can replace the model response, e.g. to drop a tool call', async () => {
     const model = new ScriptedModel([{ text: 'Let me look.', toolCalls: [{ name: 'lookup', input: { key: 'a' } }] }]);
     const noTools: Processor = {
-      post: ({ response }) => ({ response: { ...response, content: response.content.filter((part) => part.type !== 'tool-call') } }),
+      post: ({ response }) => ({
+        response: { ...response, content: response.content.filter((part) => part.type !== 'tool-call') },
+      }),
     };
-    const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [noTools] }).execute({ input: 'x' });
+    const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [noTools] }).execute({
+      input: 'x',
+    });
     expect(result).toMatchObject({ output: 'Let me look.', finishReason: 'stop', steps: [] });
   });
 
@@ -42,7 +54,10 @@ describe('processors', () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', input: { key: 'a' } }] }, 'done']);
     const scrub: Processor = {
       postTool: ({ outcome }) => ({
-        outcome: { ...outcome, modelOutput: { type: 'text', value: String(outcome.output).replace(/sk-[\w-]+/g, '[redacted]') } },
+        outcome: {
+          ...outcome,
+          modelOutput: { type: 'text', value: String(outcome.output).replace(/sk-[\w-]+/g, '[redacted]') },
+        },
       }),
     };
     await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [scrub] }).execute({ input: 'x' });
@@ -52,7 +67,12 @@ describe('processors', () => {
 
   it('preTool can block a call, which becomes an error result, or change its arguments', async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ name: 'lookup', input: { key: 'prod' } }, { name: 'lookup', input: { key: 'Staging' } }] },
+      {
+        toolCalls: [
+          { name: 'lookup', input: { key: 'prod' } },
+          { name: 'lookup', input: { key: 'Staging' } },
+        ],
+      },
       'done',
     ]);
     const gate: Processor = {
@@ -62,7 +82,9 @@ describe('processors', () => {
         return { call: { ...call, input: { key: key.toLowerCase() } } };
       },
     };
-    const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [gate] }).execute({ input: 'x' });
+    const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [gate] }).execute({
+      input: 'x',
+    });
     expect(result.steps.map((step) => [step.error?.code, step.output])).toEqual([
       ['policy_denied', undefined],
       [undefined, 'value of staging: sk-secret-123'],
@@ -70,14 +92,22 @@ describe('processors', () => {
     expect(JSON.stringify(model.calls[1]?.options.prompt)).toContain('was blocked: production keys are off limits');
   });
 
-  it.each(['pre', 'post', 'preTool', 'postTool'] as const)('%s can halt the run with a canned answer', async (stage) => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', input: { key: 'a' } }] }, 'never']);
-    const processor: Processor = { [stage]: () => halt(`Stopped by ${stage}.`) };
-    const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [processor] }).execute({ input: 'x' });
-    expect(result).toMatchObject({ success: true, finishReason: 'halted', output: `Stopped by ${stage}.` });
-    expect(result.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: `Stopped by ${stage}.` }] });
-    expect(model.calls.length).toBe(stage === 'pre' ? 0 : 1);
-  });
+  it.each(['pre', 'post', 'preTool', 'postTool'] as const)(
+    '%s can halt the run with a canned answer',
+    async (stage) => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', input: { key: 'a' } }] }, 'never']);
+      const processor: Processor = { [stage]: () => halt(`Stopped by ${stage}.`) };
+      const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [processor] }).execute({
+        input: 'x',
+      });
+      expect(result).toMatchObject({ success: true, finishReason: 'halted', output: `Stopped by ${stage}.` });
+      expect(result.messages.at(-1)).toEqual({
+        role: 'assistant',
+        content: [{ type: 'text', text: `Stopped by ${stage}.` }],
+      });
+      expect(model.calls.length).toBe(stage === 'pre' ? 0 : 1);
+    },
+  );
 
   it('runs processors in order, each seeing the previous change', async () => {
     const model = new ScriptedModel(['ok']);

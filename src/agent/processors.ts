@@ -19,20 +19,28 @@ export type ProcessorContext = {
 
 /**
  * Hooks around the loop. `pre` runs before each model call and may replace the history; `post` runs after each
- * model call and may replace its response; `preTool` runs before each tool call and may block it or change its
- * arguments; `postTool` runs after each tool call and may replace its result.
+ * model call and may replace its response; `preTool` runs before each tool call and may block it, change its
+ * arguments or answer for it; `postTool` runs after each tool call and may replace its result.
  */
 export type Processor = {
   name?: string;
   pre?(context: ProcessorContext & { messages: readonly Message[] }): Verdict<{ messages: Message[] }>;
   post?(context: ProcessorContext & { response: AssistantMessage }): Verdict<{ response: AssistantMessage }>;
-  preTool?(context: ProcessorContext & { call: ToolCallPart }): Verdict<{ call: ToolCallPart } | { block: string }>;
+  preTool?(
+    context: ProcessorContext & { call: ToolCallPart },
+  ): Verdict<{ call: ToolCallPart } | { block: string } | { result: PresetToolResult }>;
   postTool?(
     context: ProcessorContext & { call: ToolCallPart; outcome: ToolCallOutcome },
   ): Verdict<{ outcome: ToolCallOutcome }>;
 };
 
 type Verdict<Change> = ProcessorVerdict<Change> | Promise<ProcessorVerdict<Change>>;
+
+/**
+ * A result a `preTool` processor supplies instead of running the tool, e.g. one recovered from a journal after a
+ * crash, or a cached answer.
+ */
+export type PresetToolResult = Pick<ToolCallOutcome, 'ok' | 'output' | 'error' | 'modelOutput'>;
 
 /** The stages at which processors run. */
 export type ProcessorStage = 'pre' | 'post' | 'preTool' | 'postTool';

@@ -29,6 +29,8 @@ export type RunContext = {
   now: () => number;
   /** Snapshots the state into a suspended handle (may throw `suspend_budget_exceeded`). */
   suspend: (state: RunState, payload: JsonValue) => Suspended;
+  /** Persists the state at iteration boundaries, when the caller asked for checkpoints. */
+  checkpoint?: (state: RunState) => Promise<void>;
   /** Data from `resume()`, handed to the first hook that runs at the suspended point. */
   resumeData?: JsonValue;
 };

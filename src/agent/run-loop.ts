@@ -42,6 +42,7 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
     if (context.signal.aborted)
       throw AgencyError.from(context.signal.reason ?? new AgencyError('aborted', 'aborted'), 'aborted');
     const stage = state.stage;
+    if (context.checkpoint && isBoundary(stage)) await context.checkpoint(state);
     switch (stage.at) {
       case 'pre': {
         const hooks = context.processors.filter((processor) => processor.pre);
@@ -154,6 +155,18 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
   }
 }
 
+// Checkpoints are taken where a resumed run can pick up without repeating visible work: before each iteration's
+// processors and model call, and once a response with tool calls has been accepted, before any tool runs.
+function isBoundary(stage: RunState['stage']): boolean {
+  if (stage.at === 'pre') return stage.processor === 0;
+  return (
+    stage.at === 'tools' &&
+    stage.gate.call === 0 &&
+    stage.gate.processor === 0 &&
+    stage.outcomes.every((outcome) => outcome === null)
+  );
+}
+
 /** Appends the model's answer; returns the ending when there are no tool calls to run. */
 function acceptResponse(
   context: RunContext,
@@ -182,6 +195,7 @@ function acceptResponse(
     calls,
     gate: { call: 0, processor: 0 },
     blocked: calls.map(() => null),
+    preset: calls.map(() => null),
     outcomes: calls.map(() => null),
   };
   return undefined;

@@ -2,6 +2,7 @@ import type { AssistantMessage, JsonValue, Message, ToolCallPart } from '../core
 import type { Usage } from '../core/usage.ts';
 import type { RetryEvent } from '../model/call-model.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
+import type { PresetToolResult } from './processors.ts';
 import type { AgentTask, Attachment, StepTrace } from './types.ts';
 
 /** Where a run is in its loop. A suspended run records it, so resume continues exactly there. */
@@ -16,6 +17,8 @@ export type RunStage =
       gate: { call: number; processor: number };
       /** A preTool processor's reason to block each call, or null. */
       blocked: Array<string | null>;
+      /** A result a preTool processor supplied for each call instead of running it, or null. */
+      preset: Array<PresetToolResult | null>;
       /** Each call's outcome once it has one; null while pending. */
       outcomes: Array<ToolCallOutcome | null>;
       /** The pending call that suspended the run, which receives the resume data. */

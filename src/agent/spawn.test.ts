@@ -49,7 +49,9 @@ describe('spawn', () => {
   });
 
   it('reports a failed run as failed', async () => {
-    const handle = spawn(new LLMAgent({ name: 'a', model: new ScriptedModel([{ error: new Error('bad') }]) }), { input: 'x' });
+    const handle = spawn(new LLMAgent({ name: 'a', model: new ScriptedModel([{ error: new Error('bad') }]) }), {
+      input: 'x',
+    });
     await handle.done;
     expect(handle.state()).toBe('failed');
   });

@@ -5,7 +5,13 @@ import { defineTool } from '../tools/define-tool.ts';
 import { LLMAgent } from './llm-agent.ts';
 import type { AgentEvent } from './types.ts';
 
-const add = defineTool({ name: 'add', description: 'adds', input: z.object({ a: z.number(), b: z.number() }), effects: 'read', execute: ({ a, b }) => a + b });
+const add = defineTool({
+  name: 'add',
+  description: 'adds',
+  input: z.object({ a: z.number(), b: z.number() }),
+  effects: 'read',
+  execute: ({ a, b }) => a + b,
+});
 
 describe('LLMAgent.stream', () => {
   it('yields typed events in order and resolves the result', async () => {
@@ -25,9 +31,12 @@ describe('LLMAgent.stream', () => {
       'step-finish',
       'finish',
     ]);
-    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.type === 'text-delta' && event.delta).join('')).toBe(
-      'Two plus two is four.',
-    );
+    expect(
+      events
+        .filter((event) => event.type === 'text-delta')
+        .map((event) => event.type === 'text-delta' && event.delta)
+        .join(''),
+    ).toBe('Two plus two is four.');
     expect(events[3]).toMatchObject({ type: 'tool-call-result', toolCallId: 'c1', toolName: 'add', output: 4 });
     const result = await stream.result;
     expect(result.output).toBe('Two plus two is four.');
@@ -37,7 +46,13 @@ describe('LLMAgent.stream', () => {
 
   it('stops the run cleanly when the consumer stops reading', async () => {
     let toolRuns = 0;
-    const tick = defineTool({ name: 'tick', description: 'd', input: z.object({}), effects: 'read', execute: () => ++toolRuns });
+    const tick = defineTool({
+      name: 'tick',
+      description: 'd',
+      input: z.object({}),
+      effects: 'read',
+      execute: () => ++toolRuns,
+    });
     const model = new ScriptedModel(() => ({ text: 'working', toolCalls: [{ name: 'tick', input: {} }] }));
     const stream = new LLMAgent({ name: 'a', model, tools: [tick], maxIterations: 1000 }).stream({ input: 'x' });
     let seen = 0;

@@ -23,7 +23,13 @@ const approveDeploys: Processor = {
     return (resumeData as { approved: boolean }).approved ? undefined : { block: 'the operator said no' };
   },
 };
-const deploy = defineTool({ name: 'deploy', description: 'Deploys', input: z.object({ env: z.string() }), effects: 'exec', execute: ({ env }) => `deployed to ${env}` });
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys',
+  input: z.object({ env: z.string() }),
+  effects: 'exec',
+  execute: ({ env }) => `deployed to ${env}`,
+});
 
 function suspendedOf(result: AgentResult) {
   expect(result).toMatchObject({ finishReason: 'suspended', success: false });
@@ -33,7 +39,10 @@ function suspendedOf(result: AgentResult) {
 
 describe('suspend and resume', () => {
   it('a tool suspends for human input; resume hands it the answer and the run continues', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'q', name: 'ask_human', input: { question: 'Which region?' } }] }, 'Deploying to eu-west.']);
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'q', name: 'ask_human', input: { question: 'Which region?' } }] },
+      'Deploying to eu-west.',
+    ]);
     const agent = new LLMAgent({ name: 'ops', model, tools: [askHuman] });
     const first = await agent.execute({ input: 'deploy' });
     const handle = suspendedOf(first);
@@ -43,7 +52,10 @@ describe('suspend and resume', () => {
 
     const final = await handle.resume('eu-west');
     expect(final).toMatchObject({ success: true, output: 'Deploying to eu-west.', id: first.id });
-    expect(model.calls[1]?.options.prompt.at(-1)).toMatchObject({ role: 'tool', content: [{ toolCallId: 'q', output: { type: 'text', value: 'eu-west' } }] });
+    expect(model.calls[1]?.options.prompt.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ toolCallId: 'q', output: { type: 'text', value: 'eu-west' } }],
+    });
     expect(agent.suspendedRuns).toEqual({ snapshots: 0, bytes: 0 });
   });
 
@@ -59,30 +71,41 @@ describe('suspend and resume', () => {
     expect((await run(false)).steps[0]).toMatchObject({ error: { code: 'policy_denied' } });
   });
 
-  it.each(['pre', 'post', 'postTool'] as const)('a %s processor suspends and is called again with the resume data', async (stage) => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'deploy', input: { env: 'dev' } }] }, 'done']);
-    const seen: unknown[] = [];
-    const gate: Processor = {
-      [stage]: ({ resumeData }: { resumeData?: unknown }) => {
-        seen.push(resumeData);
-        return resumeData === undefined && seen.length === 1 ? suspend({ stage }) : undefined;
-      },
-    };
-    const agent = new LLMAgent({ name: 'ops', model, tools: [deploy], processors: [gate] });
-    const handle = suspendedOf(await agent.execute({ input: 'x' }));
-    expect(handle.payload).toEqual({ stage });
-    const final = await handle.resume({ ok: true });
-    expect(final.output).toBe('done');
-    expect(seen.slice(0, 2)).toEqual([undefined, { ok: true }]);
-  });
+  it.each(['pre', 'post', 'postTool'] as const)(
+    'a %s processor suspends and is called again with the resume data',
+    async (stage) => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'deploy', input: { env: 'dev' } }] }, 'done']);
+      const seen: unknown[] = [];
+      const gate: Processor = {
+        [stage]: ({ resumeData }: { resumeData?: unknown }) => {
+          seen.push(resumeData);
+          return resumeData === undefined && seen.length === 1 ? suspend({ stage }) : undefined;
+        },
+      };
+      const agent = new LLMAgent({ name: 'ops', model, tools: [deploy], processors: [gate] });
+      const handle = suspendedOf(await agent.execute({ input: 'x' }));
+      expect(handle.payload).toEqual({ stage });
+      const final = await handle.resume({ ok: true });
+      expect(final.output).toBe('done');
+      expect(seen.slice(0, 2)).toEqual([undefined, { ok: true }]);
+    },
+  );
 
   it('is single-use: a second resume fails clearly', async () => {
-    const agent = new LLMAgent({ name: 'ops', model: new ScriptedModel([{ toolCalls: [{ name: 'ask_human', input: { question: '?' } }] }, 'ok']), tools: [askHuman] });
+    const agent = new LLMAgent({
+      name: 'ops',
+      model: new ScriptedModel([{ toolCalls: [{ name: 'ask_human', input: { question: '?' } }] }, 'ok']),
+      tools: [askHuman],
+    });
     const handle = suspendedOf(await agent.execute({ input: 'x' }));
     await handle.resume('yes');
     await expect(handle.resume('again')).rejects.toMatchObject({ code: 'suspension_used' });
     const other = suspendedOf(
-      await new LLMAgent({ name: 'ops', model: new ScriptedModel([{ toolCalls: [{ name: 'ask_human', input: { question: '?' } }] }]), tools: [askHuman] }).execute({
+      await new LLMAgent({
+        name: 'ops',
+        model: new ScriptedModel([{ toolCalls: [{ name: 'ask_human', input: { question: '?' } }] }]),
+        tools: [askHuman],
+      }).execute({
         input: 'x',
       }),
     );
@@ -121,14 +144,25 @@ describe('suspend and resume', () => {
   });
 
   it('caps suspended snapshots by count and by bytes', async () => {
-    const script = () => new ScriptedModel(() => ({ toolCalls: [{ name: 'ask_human', input: { question: 'q'.repeat(2_000) } }] }));
-    const byCount = new LLMAgent({ name: 'ops', model: script(), tools: [askHuman], suspendBudget: { maxSnapshots: 2 } });
+    const script = () =>
+      new ScriptedModel(() => ({ toolCalls: [{ name: 'ask_human', input: { question: 'q'.repeat(2_000) } }] }));
+    const byCount = new LLMAgent({
+      name: 'ops',
+      model: script(),
+      tools: [askHuman],
+      suspendBudget: { maxSnapshots: 2 },
+    });
     await byCount.execute({ input: 'a' });
     await byCount.execute({ input: 'b' });
     const third = await byCount.execute({ input: 'c' });
     expect(third).toMatchObject({ success: false, finishReason: 'error', error: { code: 'suspend_budget_exceeded' } });
     expect(third.error?.message).toMatch(/already holds 2 suspended run\(s\)/);
-    const byBytes = new LLMAgent({ name: 'ops', model: script(), tools: [askHuman], suspendBudget: { maxBytes: 3_000 } });
+    const byBytes = new LLMAgent({
+      name: 'ops',
+      model: script(),
+      tools: [askHuman],
+      suspendBudget: { maxBytes: 3_000 },
+    });
     expect((await byBytes.execute({ input: 'a' })).error?.code).toBe('suspend_budget_exceeded');
   });
 
@@ -137,7 +171,11 @@ describe('suspend and resume', () => {
     const first = new LLMAgent({ name: 'ops', model: new ScriptedModel(script), tools: [askHuman] });
     const handle = suspendedOf(await first.execute({ input: 'deploy', context: { userId: 'u1' } }));
     const json = JSON.stringify(handle.serialize());
-    expect(JSON.parse(json)).toMatchObject({ schema: 'agency.suspended-run.v1', agent: 'ops', payload: { question: 'Region?' } });
+    expect(JSON.parse(json)).toMatchObject({
+      schema: 'agency.suspended-run.v1',
+      agent: 'ops',
+      payload: { question: 'Region?' },
+    });
 
     const replayModel = new ScriptedModel(script.slice(1));
     const second = new LLMAgent({ name: 'ops', model: replayModel, tools: [askHuman] });
@@ -148,8 +186,13 @@ describe('suspend and resume', () => {
 
   it('refuses a malformed or foreign serialized run', async () => {
     const agent = new LLMAgent({ name: 'ops', model: new ScriptedModel([]) });
-    await expect(agent.resumeSerialized({ schema: 'other.v9' })).rejects.toMatchObject({ code: 'suspension_invalid', message: expect.stringContaining('schema') });
+    await expect(agent.resumeSerialized({ schema: 'other.v9' })).rejects.toMatchObject({
+      code: 'suspension_invalid',
+      message: expect.stringContaining('schema'),
+    });
     const foreign = { schema: 'agency.suspended-run.v1', agent: 'billing', suspendedAt: 'x', payload: null, state: {} };
-    await expect(agent.resumeSerialized(foreign)).rejects.toMatchObject({ message: expect.stringContaining('belongs to agent "billing"') });
+    await expect(agent.resumeSerialized(foreign)).rejects.toMatchObject({
+      message: expect.stringContaining('belongs to agent "billing"'),
+    });
   });
 });

@@ -157,6 +157,17 @@ export function createSuspended(host: SuspendHost, state: RunState, payload: Jso
   };
 }
 
+/** Serializes a running state as a checkpoint: the same document as a suspended run, with a null payload. */
+export function checkpointOf(agentName: string, state: RunState, now: number): SerializedRun {
+  return {
+    schema: SUSPENDED_RUN_SCHEMA,
+    agent: agentName,
+    suspendedAt: new Date(now).toISOString(),
+    payload: null,
+    state: JSON.parse(JSON.stringify(encodeJson(state))) as unknown,
+  };
+}
+
 /**
  * Validates a serialized run and returns its state.
  * @throws AgencyError `suspension_invalid` naming what is wrong.

@@ -42,14 +42,17 @@ export async function runToolsStage(
       input: call.input,
     });
     const startedAt = context.now();
+    const preset = stage.preset[index];
     const outcome =
       blocked != null
         ? blockedOutcome(call, blocked)
-        : await context.registry.run(call, {
-            signal: context.signal,
-            task: state.task,
-            ...(index === resumeCall && resumeData !== undefined ? { resumeData } : {}),
-          });
+        : preset != null
+          ? { toolCallId: call.toolCallId, toolName: call.toolName, ...preset, durationMs: 0 }
+          : await context.registry.run(call, {
+              signal: context.signal,
+              task: state.task,
+              ...(index === resumeCall && resumeData !== undefined ? { resumeData } : {}),
+            });
     stage.outcomes[index] = outcome.suspend ? null : outcome;
     if (outcome.suspend) {
       stage.resumeCall ??= index;
@@ -106,6 +109,10 @@ async function runPreTool(
       if (isSuspend(verdict)) return { kind: 'suspend', payload: verdict.suspend };
       if ('block' in verdict) {
         stage.blocked[stage.gate.call] = verdict.block;
+        break;
+      }
+      if ('result' in verdict) {
+        stage.preset[stage.gate.call] = verdict.result;
         break;
       }
       stage.calls[stage.gate.call] = verdict.call;

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../core/error-codes.ts';
 import type { FilePart, ImagePart, JsonValue, Message } from '../core/messages.ts';
 import type { Usage } from '../core/usage.ts';
 import type { RetryEvent } from '../model/call-model.ts';
-import type { Suspended } from './suspend.ts';
+import type { SerializedRun, Suspended } from './suspend.ts';
 
 /** An image or file passed in with a task or produced during a run. */
 export type Attachment = ImagePart | FilePart;
@@ -76,6 +76,11 @@ export type ExecuteOptions = {
   history?: Message[];
   /** Receives every event of the run, as `stream()` would yield them (text deltas only when streaming). */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Receives a checkpoint before each iteration and before each batch of tool calls, and is awaited: persist it
+   * (e.g. with an fsync) and a crashed run can continue from it with `agent.resumeSerialized(checkpoint)`.
+   */
+  onCheckpoint?: (checkpoint: SerializedRun) => void | Promise<void>;
 };
 
 /** Anything that takes a task and returns a result. Agents compose: networks and workflows are agents too. */

@@ -40,9 +40,11 @@ export type ReplayModel = LanguageModelV4 & {
 };
 
 /**
- * Serves a cassette recorded by `recordModel`, offline and deterministically. Call N gets recorded call N, for
- * streaming and non-streaming calls alike (a call recorded one way is converted for the other). In strict mode each
- * request must match the recording, or the call fails naming the first differing field.
+ * Serves a cassette recorded by `recordModel`, offline and deterministically, for streaming and non-streaming calls
+ * alike (a call recorded one way is converted for the other). In strict mode each request must match a recorded
+ * request: normally the next one in order; a run resumed part-way continues from the recorded call it matches. A
+ * request that matches nothing fails, naming the first field that differs from the next recorded call. Lenient
+ * mode serves calls by order only.
  *
  * @throws AgencyError `cassette_not_found`, or `cassette_corrupt` naming the bad line, when the file cannot be used.
  */
@@ -51,20 +53,29 @@ export function replayModel(path: string, options: ReplayModelOptions = {}): Rep
   const { header, calls } = readCassette(file, readFileSync);
   let served = 0;
 
+  const used = new Set<number>();
   const next = (callOptions: LanguageModelV4CallOptions): { call: CassetteCall; line: number } => {
     if (callOptions.abortSignal?.aborted) throw abortedError(callOptions.abortSignal);
     const index = served;
-    const entry = calls[index];
-    if (!entry) {
-      throw new AgencyError(
-        'cassette_exhausted',
-        `Cassette ${file} recorded ${calls.length} call(s), but call #${index} was made. ` +
-          'The run made more model calls than the recording; re-record the cassette.',
-        { details: { file, index, recorded: calls.length } },
-      );
+    let entry = calls[index];
+    if (!options.lenient) {
+      const request = normalizeRequest(callOptions);
+      const digest = requestDigest(request);
+      if (entry?.call.digest !== digest) {
+        // A run resumed after a crash starts part-way through the recording: find the call it is making.
+        const found = calls.findIndex((candidate, at) => candidate.call.digest === digest && !used.has(at));
+        const anywhere = found >= 0 ? found : calls.findIndex((candidate) => candidate.call.digest === digest);
+        if (anywhere < 0) {
+          if (entry) checkMatch(file, entry.call, entry.line, request);
+          throw exhausted(file, index, calls.length);
+        }
+        served = anywhere;
+        entry = calls[anywhere];
+      }
     }
+    if (!entry) throw exhausted(file, index, calls.length);
+    used.add(served);
     served++;
-    if (!options.lenient) checkMatch(file, entry.call, entry.line, normalizeRequest(callOptions));
     return entry;
   };
 
@@ -98,6 +109,15 @@ export function replayModel(path: string, options: ReplayModelOptions = {}): Rep
       return { stream: partsStream(parts, error, callOptions.abortSignal) };
     },
   };
+}
+
+function exhausted(file: string, index: number, recorded: number): AgencyError {
+  return new AgencyError(
+    'cassette_exhausted',
+    `Cassette ${file} recorded ${recorded} call(s), but call #${index} was made. ` +
+      'The run made more model calls than the recording; re-record the cassette.',
+    { details: { file, index, recorded } },
+  );
 }
 
 function checkMatch(file: string, call: CassetteCall, line: number, actual: Record<string, unknown>): void {
