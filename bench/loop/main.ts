@@ -1,0 +1,149 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { ChildRequest } from './child.ts';
+import { FULL, type LoopConfig, QUICK } from './config.ts';
+import { FRAMEWORKS } from './frameworks.ts';
+import type { ConstructFigure, CpuFigure, HeapFigure } from './measure.ts';
+import { figuresTable, type FrameworkResult, ratios, ratiosTable, targetLines } from './report.ts';
+import { runChild } from './spawn-child.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const DOCS = new URL('docs/benchmarks.md', ROOT);
+const BEGIN = '<!-- loop-results:begin -->';
+const END = '<!-- loop-results:end -->';
+
+const HELP = `npm run bench -- loop [--quick] [--only agency,ai-sdk] [--metric cpu,heap,construct]
+
+  --quick    bounded run for CI (10- and 100-step runs, 100-step heap, 1,000 agents)
+  --only     frameworks to run: ${FRAMEWORKS.map((framework) => framework.id).join(', ')}
+  --metric   metrics to run: cpu, heap, construct
+A full, unfiltered run also rewrites the results section of docs/benchmarks.md.`;
+
+/** The agent-loop benchmark: agency against its peers, one child process per framework and metric. */
+export async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      metric: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const config = values.quick ? QUICK : FULL;
+  const only = values.only?.split(',');
+  const metrics = (values.metric?.split(',') ?? ['cpu', 'heap', 'construct']) as ChildRequest['metric'][];
+  const frameworks = FRAMEWORKS.filter((framework) => !only || only.includes(framework.id));
+  if (frameworks.length === 0) throw new Error(`--only matched no framework\n${HELP}`);
+
+  const started = performance.now();
+  const results: Record<string, FrameworkResult> = {};
+  for (const framework of frameworks) {
+    const result: FrameworkResult = { label: framework.label, api: framework.api, errors: [] };
+    results[framework.id] = result;
+    for (const metric of metrics) {
+      const childStarted = performance.now();
+      try {
+        const figures = await runChild(framework.id, requestFor(metric, config), config.childTimeoutMs);
+        if (metric === 'cpu') result.cpu = figures as CpuFigure[];
+        if (metric === 'heap') result.heap = figures as HeapFigure;
+        if (metric === 'construct') result.construct = figures as ConstructFigure;
+      } catch (error) {
+        result.errors.push((error as Error).message);
+        console.error(`  ${(error as Error).message}`);
+      }
+      const seconds = ((performance.now() - childStarted) / 1000).toFixed(1);
+      console.error(`${framework.label.padEnd(14)} ${metric.padEnd(9)} ${seconds.padStart(5)} s`);
+    }
+  }
+  const elapsedSeconds = Number(((performance.now() - started) / 1000).toFixed(1));
+
+  const figures = figuresTable(results);
+  const ratioTable = ratiosTable(results);
+  const targets = targetLines(results);
+  console.log(`\n${figures}\n\n${ratioTable}\n\n${targets.join('\n')}\n\n${elapsedSeconds} s`);
+
+  const report = {
+    benchmark: 'loop',
+    mode: config.mode,
+    date: new Date().toISOString(),
+    elapsedSeconds,
+    machine: machine(),
+    packages: packageVersions(frameworks.flatMap((framework) => framework.packages)),
+    config,
+    frameworks: results,
+    ratios: {
+      meaning: "agency's figure divided by the peer's: below 1 means agency costs less",
+      byPeer: ratios(results),
+    },
+    targets,
+  };
+  const name = config.mode === 'quick' ? 'loop.quick.json' : 'loop.json';
+  writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
+  const complete = !only && !values.metric && Object.values(results).every((result) => result.errors.length === 0);
+  if (config.mode === 'full' && complete) updateDocs(report, figures, ratioTable, targets);
+  if (Object.values(results).some((result) => result.errors.length > 0)) process.exitCode = 1;
+}
+
+function requestFor(metric: ChildRequest['metric'], config: LoopConfig): ChildRequest {
+  if (metric === 'cpu') return { metric, options: config.cpu };
+  if (metric === 'heap') return { metric, ...config.heap };
+  if (metric === 'construct') return { metric, ...config.construct };
+  throw new Error(`Unknown metric "${String(metric)}"\n${HELP}`);
+}
+
+function machine() {
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+function packageVersions(packages: string[]): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const name of ['agency', ...packages]) {
+    const path = name === 'agency' ? 'package.json' : `node_modules/${name}/package.json`;
+    versions[name] = (JSON.parse(readFileSync(new URL(path, ROOT), 'utf8')) as { version: string }).version;
+  }
+  return versions;
+}
+
+// The results section of docs/benchmarks.md is generated; the prose around it is written by hand.
+function updateDocs(
+  report: { date: string; elapsedSeconds: number; machine: ReturnType<typeof machine>; packages: object },
+  figures: string,
+  ratioTable: string,
+  targets: string[],
+): void {
+  const docs = readFileSync(DOCS, 'utf8');
+  const begin = docs.indexOf(BEGIN);
+  const end = docs.indexOf(END);
+  if (begin < 0 || end < begin) {
+    console.error(`docs/benchmarks.md has no ${BEGIN} … ${END} section; not updated`);
+    return;
+  }
+  const { machine: host } = report;
+  const versions = Object.entries(report.packages)
+    .map(([name, version]) => `${name} ${String(version)}`)
+    .join(', ');
+  const section = [
+    BEGIN,
+    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel}, Node ${host.node}, ${host.platform}; ` +
+      `${versions}. The whole run took ${report.elapsedSeconds} s.`,
+    '',
+    figures,
+    '',
+    ratioTable,
+    '',
+    ...targets.map((line) => `- ${line}`),
+    END,
+  ].join('\n');
+  writeFileSync(DOCS, docs.slice(0, begin) + section + docs.slice(end + END.length));
+}

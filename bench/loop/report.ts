@@ -1,0 +1,148 @@
+import type { ConstructFigure, CpuFigure, HeapFigure } from './measure.ts';
+
+/** One framework's figures; a metric is missing when its child failed. */
+export type FrameworkResult = {
+  label: string;
+  api: string;
+  cpu?: CpuFigure[];
+  heap?: HeapFigure;
+  construct?: ConstructFigure;
+  errors: string[];
+};
+
+/** The headline figures compared across frameworks, by key. */
+export const METRICS = [
+  { key: 'cpu10', label: 'µs/step @10' },
+  { key: 'cpu100', label: 'µs/step @100' },
+  { key: 'cpu400', label: 'µs/step @400' },
+  { key: 'heapRetained', label: 'heap retained' },
+  { key: 'constructUs', label: 'build µs/agent' },
+  { key: 'constructBytes', label: 'build bytes/agent' },
+] as const;
+
+export type MetricKey = (typeof METRICS)[number]['key'];
+
+/** The headline figures of one framework. */
+export function headline(result: FrameworkResult): Partial<Record<MetricKey, number>> {
+  const out: Partial<Record<MetricKey, number>> = {};
+  for (const figure of result.cpu ?? []) out[`cpu${figure.steps}` as MetricKey] = figure.usPerStep;
+  if (result.heap) out.heapRetained = result.heap.retainedBytes;
+  if (result.construct) {
+    out.constructUs = result.construct.usPerAgent;
+    out.constructBytes = result.construct.bytesPerAgent;
+  }
+  return out;
+}
+
+/** agency's figure divided by each peer's, per metric: below 1 means agency costs less. */
+export function ratios(results: Record<string, FrameworkResult>): Record<string, Partial<Record<MetricKey, number>>> {
+  const agency = results.agency ? headline(results.agency) : {};
+  const out: Record<string, Partial<Record<MetricKey, number>>> = {};
+  for (const [id, result] of Object.entries(results)) {
+    if (id === 'agency') continue;
+    const peer = headline(result);
+    const row: Partial<Record<MetricKey, number>> = {};
+    for (const { key } of METRICS) {
+      const a = agency[key];
+      const p = peer[key];
+      if (a !== undefined && p !== undefined && p > 0) row[key] = round(a / p, 4);
+    }
+    out[id] = row;
+  }
+  return out;
+}
+
+/** The figures as a Markdown table. */
+export function figuresTable(results: Record<string, FrameworkResult>): string {
+  const sizes = [...new Set(Object.values(results).flatMap((result) => (result.cpu ?? []).map((f) => f.steps)))];
+  const heap = Object.values(results).find((result) => result.heap)?.heap;
+  const construct = Object.values(results).find((result) => result.construct)?.construct;
+  const header = [
+    'framework',
+    ...sizes.map((steps) => `CPU µs/step @${steps}`),
+    heap ? `heap retained @${heap.steps} (MB)` : undefined,
+    heap ? 'retained ÷ transcript' : undefined,
+    construct ? 'build µs/agent' : undefined,
+    construct ? 'build KiB/agent' : undefined,
+  ].filter((cell) => cell !== undefined);
+  const rows = Object.values(results).map((result) => {
+    const cpu = new Map((result.cpu ?? []).map((figure) => [figure.steps, figure]));
+    return [
+      result.label,
+      ...sizes.map((steps) => {
+        const figure = cpu.get(steps);
+        return figure ? fixed(figure.usPerStep) : '—';
+      }),
+      heap ? (result.heap ? (result.heap.retainedBytes / 1e6).toFixed(2) : '—') : undefined,
+      heap ? (result.heap ? `${result.heap.ratio.toFixed(2)}×` : '—') : undefined,
+      construct ? (result.construct ? fixed(result.construct.usPerAgent) : '—') : undefined,
+      construct ? (result.construct ? (result.construct.bytesPerAgent / 1024).toFixed(2) : '—') : undefined,
+    ].filter((cell) => cell !== undefined);
+  });
+  return markdownTable(header, rows);
+}
+
+/** How many times agency's figure each peer's is (peer ÷ agency), as a Markdown table. */
+export function ratiosTable(results: Record<string, FrameworkResult>): string {
+  const table = ratios(results);
+  const present = METRICS.filter(({ key }) => Object.values(table).some((row) => row[key] !== undefined));
+  const header = ['peer ÷ agency', ...present.map(({ label }) => label)];
+  const rows = Object.entries(table).map(([id, row]) => [
+    results[id]?.label ?? id,
+    ...present.map(({ key }) => {
+      const value = row[key];
+      return value === undefined ? '—' : `${fixed(1 / value)}×`;
+    }),
+  ]);
+  return markdownTable(header, rows);
+}
+
+/** Each target, met or missed, with the measured value. */
+export function targetLines(results: Record<string, FrameworkResult>): string[] {
+  const agency = results.agency;
+  if (!agency) return [];
+  const lines: string[] = [];
+  const mark = (met: boolean) => (met ? 'met' : 'MISSED');
+  for (const figure of agency.cpu ?? []) {
+    const peers = Object.entries(results)
+      .filter(([id]) => id !== 'agency')
+      .flatMap(([, result]) => (result.cpu ?? []).filter((peer) => peer.steps === figure.steps));
+    const fastest = Math.min(...peers.map((peer) => peer.usPerStep));
+    const times = fastest / figure.usPerStep;
+    lines.push(
+      `CPU @${figure.steps} steps: ${fixed(figure.usPerStep)} µs/step (target ≤ 10: ${mark(figure.usPerStep <= 10)}); ` +
+        `${fixed(times)}× below the fastest peer (target ≥ 10×: ${mark(times >= 10)})`,
+    );
+  }
+  if (agency.heap) {
+    const { ratio, steps } = agency.heap;
+    lines.push(`heap @${steps} steps: ${ratio.toFixed(2)}× the transcript (target ≤ 2×: ${mark(ratio <= 2)})`);
+  }
+  if (agency.construct) {
+    const { usPerAgent, bytesPerAgent } = agency.construct;
+    lines.push(
+      `construction: ${fixed(usPerAgent)} µs/agent (target ≤ 5: ${mark(usPerAgent <= 5)}), ` +
+        `${(bytesPerAgent / 1024).toFixed(2)} KiB/agent (target ≤ 8: ${mark(bytesPerAgent <= 8 * 1024)})`,
+    );
+  }
+  return lines;
+}
+
+function markdownTable(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  const rule = `|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+/** Three significant figures, without exponent notation. */
+export function fixed(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return value.toFixed(digits);
+}
+
+function round(value: number, digits: number): number {
+  return Number(value.toPrecision(digits));
+}

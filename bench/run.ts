@@ -1,0 +1,27 @@
+// `npm run bench -- <name> [options]`: runs one benchmark, or every benchmark when no name is given.
+
+type Benchmark = { description: string; run(args: string[]): Promise<void> };
+
+const BENCHMARKS: Record<string, Benchmark> = {
+  loop: {
+    description: 'agent-loop overhead against the AI SDK, OpenAI Agents, LangGraph and Mastra',
+    run: async (args) => (await import('./loop/main.ts')).main(args),
+  },
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (name === '--help' || name === '-h') {
+  console.log('npm run bench -- [name] [options]\n');
+  for (const [key, benchmark] of Object.entries(BENCHMARKS))
+    console.log(`  ${key.padEnd(10)} ${benchmark.description}`);
+} else if (name === undefined || name.startsWith('-')) {
+  for (const benchmark of Object.values(BENCHMARKS)) await benchmark.run(name === undefined ? [] : [name, ...args]);
+} else {
+  const benchmark = BENCHMARKS[name];
+  if (!benchmark) {
+    console.error(`Unknown benchmark "${name}". Known: ${Object.keys(BENCHMARKS).join(', ')}`);
+    process.exitCode = 2;
+  } else {
+    await benchmark.run(args);
+  }
+}
