@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   journal_not_durable: { retryable: false, summary: 'A journal write or fsync failed; the run cannot continue safely.' },
   journal_corrupt: { retryable: false, summary: 'The event journal has a malformed line that is not a torn tail.' },
   state_corrupt: { retryable: false, summary: 'progress/state.json or spec.json is malformed.' },
+  file_write_failed: { retryable: false, summary: 'A file could not be written and fsynced (ENOSPC, EIO…).' },
   task_folder_invalid: { retryable: false, summary: 'The task root is missing, or is not a task folder.' },
   task_locked: { retryable: false, summary: 'Another run is active on the same task root.' },
   plan_invalid: { retryable: false, summary: 'The model did not produce a valid plan.' },

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import { AgencyError } from '../../core/errors.ts';
+import type { ErrorCode } from '../../core/error-codes.ts';
+
+/**
+ * The few file-system calls the durability layer makes, on numeric descriptors so that a test can wrap them and
+ * inject ENOSPC or EIO at any one call (see {@link createFsSpy}). The `*Sync` pair exists for journals that fsync on
+ * every append, where `append` itself must not return before the bytes are on disk.
+ */
+export type DurableFs = {
+  open(path: string, flags: number, mode?: number): Promise<number>;
+  /** Writes once; may write fewer bytes than asked (callers loop). Returns the bytes written. */
+  write(fd: number, data: Uint8Array, offset: number, length: number): Promise<number>;
+  writeSync(fd: number, data: Uint8Array, offset: number, length: number): number;
+  fsync(fd: number): Promise<void>;
+  fsyncSync(fd: number): void;
+  ftruncate(fd: number, length: number): Promise<void>;
+  close(fd: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  readFile(path: string): Promise<Buffer>;
+};
+
+/** The real file system. */
+export const nodeDurableFs: DurableFs = {
+  open: (path, flags, mode) =>
+    new Promise((resolve, reject) => {
+      fs.open(path, flags, mode, (error, fd) => (error ? reject(error) : resolve(fd)));
+    }),
+  write: (fd, data, offset, length) =>
+    new Promise((resolve, reject) => {
+      fs.write(fd, data, offset, length, null, (error, written) => (error ? reject(error) : resolve(written)));
+    }),
+  writeSync: (fd, data, offset, length) => fs.writeSync(fd, data, offset, length),
+  fsync: (fd) => callback((done) => fs.fsync(fd, done)),
+  fsyncSync: (fd) => fs.fsyncSync(fd),
+  ftruncate: (fd, length) => callback((done) => fs.ftruncate(fd, length, done)),
+  close: (fd) => callback((done) => fs.close(fd, done)),
+  rename: (from, to) => fs.promises.rename(from, to),
+  unlink: (path) => fs.promises.unlink(path),
+  readFile: (path) => fs.promises.readFile(path),
+};
+
+/** Writes all of `data` at the descriptor's position, looping over short writes. */
+export async function writeAll(fsPort: DurableFs, fd: number, data: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < data.byteLength) {
+    offset += await fsPort.write(fd, data, offset, data.byteLength - offset);
+  }
+}
+
+/** {@link writeAll} for the synchronous path. */
+export function writeAllSync(fsPort: DurableFs, fd: number, data: Uint8Array): void {
+  let offset = 0;
+  while (offset < data.byteLength) {
+    offset += fsPort.writeSync(fd, data, offset, data.byteLength - offset);
+  }
+}
+
+/** The OS error code of a failed call (`ENOSPC`, `EIO`…), or `undefined` for anything else. */
+export function osErrorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
+
+/** Options for {@link fileError}. */
+export type FileErrorOptions = {
+  /** What it means for the caller, appended to the message. */
+  hint?: string;
+  /** More facts for `details`. */
+  details?: Record<string, unknown>;
+};
+
+/**
+ * An AgencyError for a failed file operation that names the file, the step that failed and the OS code, e.g.
+ * `progress/state.json: fsync failed (EIO: i/o error); the file is unchanged`.
+ */
+export function fileError(
+  code: ErrorCode,
+  path: string,
+  step: string,
+  cause: unknown,
+  { hint, details }: FileErrorOptions = {},
+): AgencyError {
+  const osCode = osErrorCode(cause);
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new AgencyError(code, `${path}: ${step} failed (${reason})${hint ? `; ${hint}` : ''}`, {
+    cause,
+    details: { path, step, ...(osCode === undefined ? {} : { os_code: osCode }), ...details },
+  });
+}
+
+function callback(run: (done: (error: NodeJS.ErrnoException | null) => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => run((error) => (error ? reject(error) : resolve())));
+}
