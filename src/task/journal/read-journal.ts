@@ -1,0 +1,60 @@
+import { constants } from 'node:fs';
+import { AgencyError } from '../../core/errors.ts';
+import type { EventFrame } from '../contracts/events.ts';
+import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from '../fs/durable-fs.ts';
+import { parseJournal, type TornTail } from './parse-journal.ts';
+
+/** Options for {@link readJournal}. */
+export type ReadJournalOptions = {
+  /** Cut a torn last line off the file (truncate to the last intact newline, then fsync). @default false */
+  repair?: boolean;
+  /** The file system. @default nodeDurableFs */
+  fs?: DurableFs;
+};
+
+/** The intact frames of a journal, and the torn last line that was skipped (and cut off, with `repair`). */
+export type ReadJournalResult = { frames: EventFrame[]; torn?: TornTail };
+
+/**
+ * Reads `progress/events.ndjson`. A torn last line (a write cut short by a crash or a full disk) is skipped and
+ * reported as `torn`; with `repair: true` it is also cut off the file, so appends continue on a clean line.
+ *
+ * @throws AgencyError `journal_corrupt` for a malformed line before the last, a frame that fails the
+ * `agent.events.v1` schema, or a `seq` that does not strictly increase; `path_not_found` if there is no file.
+ * @example
+ * const { frames, torn } = await readJournal('/runs/t1/progress/events.ndjson', { repair: true });
+ */
+export async function readJournal(
+  file: string,
+  { repair = false, fs = nodeDurableFs }: ReadJournalOptions = {},
+): Promise<ReadJournalResult> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch (cause) {
+    if (osErrorCode(cause) === 'ENOENT') {
+      throw new AgencyError('path_not_found', `${file}: no journal here`, { cause, details: { path: file } });
+    }
+    throw fileError('internal', file, 'read', cause);
+  }
+  const { frames, torn, intactBytes } = parseJournal(bytes, file);
+  if (torn && repair) await truncate(fs, file, intactBytes);
+  return torn ? { frames, torn } : { frames };
+}
+
+async function truncate(fs: DurableFs, file: string, length: number): Promise<void> {
+  let step = 'open';
+  try {
+    const fd = await fs.open(file, constants.O_RDWR);
+    try {
+      step = 'truncate';
+      await fs.ftruncate(fd, length);
+      step = 'fsync';
+      await fs.fsync(fd);
+    } finally {
+      await fs.close(fd);
+    }
+  } catch (cause) {
+    throw fileError('journal_not_durable', file, `repairing the torn last line (${step})`, cause);
+  }
+}
