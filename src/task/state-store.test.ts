@@ -1,0 +1,130 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgencyError } from '../core/errors.ts';
+import type { StateFile } from './contracts/state.ts';
+import { createFsSpy, osError } from './fs/fs-spy.ts';
+import { createFileStateStore, createMemoryStateStore } from './state-store.ts';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'agency-state-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const state = (overrides: Partial<StateFile> = {}): StateFile => ({
+  version: 'agent.state.v1',
+  task_id: 'task_01JD3Z8W2X4N6Q8R0T2V4X6Z8B',
+  loop: { name: 'governed', version: '1' },
+  phase: 'act',
+  status: 'running',
+  plan_sig: 'a'.repeat(64),
+  approved_plan_sig: 'a'.repeat(64),
+  last_step_id: 'step_01JD3Z8W2X4N6Q8R0T2V4X6Z8C',
+  last_seq: 42,
+  steps_done: 3,
+  verify_attempts: 0,
+  budgets: {
+    limits: {
+      max_wall_clock_ms: 600_000,
+      max_steps: 20,
+      max_consecutive_tool_steps: null,
+      step_tool_timeout_ms: null,
+      max_tokens: null,
+      max_cost_usd: 1,
+      verify_reserve: 0.1,
+    },
+    remaining: { wall_clock_ms: 500_000, steps: 17, tokens: null, cost_usd: 0.9 },
+  },
+  usage: {
+    input_tokens: 10,
+    output_tokens: 5,
+    total_tokens: 15,
+    reasoning_tokens: 0,
+    cached_input_tokens: 0,
+    cost_usd: 0.1,
+  },
+  finish_reason: null,
+  started_at: '2025-01-02T03:04:05.000Z',
+  updated_at: '2025-01-02T03:05:05.000Z',
+  ...overrides,
+});
+
+async function readError(content: string): Promise<AgencyError> {
+  await writeFile(path.join(dir, 'state.json'), content);
+  const error = await createFileStateStore(dir)
+    .read()
+    .catch((e: unknown) => e);
+  expect(AgencyError.hasCode(error, 'state_corrupt')).toBe(true);
+  return error as AgencyError;
+}
+
+describe('createFileStateStore', () => {
+  it('reads undefined before the first write, then what was written', async () => {
+    const store = createFileStateStore(dir);
+    expect(await store.read()).toBeUndefined();
+    await store.write(state());
+    await store.write(state({ steps_done: 4, last_seq: 50 }));
+    expect(await store.read()).toEqual(state({ steps_done: 4, last_seq: 50 }));
+    expect(await readdir(dir)).toEqual(['state.json']);
+    expect(await readFile(path.join(dir, 'state.json'), 'utf8')).toMatch(/^\{\n {2}"version": "agent\.state\.v1",/);
+  });
+
+  it('writes atomically: two fsyncs (file and directory) and a rename per write', async () => {
+    const spy = createFsSpy();
+    await createFileStateStore(dir, { fs: spy.fs }).write(state());
+    expect([spy.count('fsync'), spy.count('rename')]).toEqual([2, 1]);
+  });
+
+  it('keeps the previous state when a write fails (EIO at fsync, injected through the fs port)', async () => {
+    await createFileStateStore(dir).write(state());
+    const spy = createFsSpy(undefined, { fault: (c) => (c.op === 'fsync' ? osError('EIO', 'fsync') : undefined) });
+    await expect(createFileStateStore(dir, { fs: spy.fs }).write(state({ steps_done: 9 }))).rejects.toMatchObject({
+      code: 'file_write_failed',
+      details: { os_code: 'EIO', path: path.join(dir, 'state.json') },
+    });
+    expect((await createFileStateStore(dir).read())?.steps_done).toBe(3);
+  });
+
+  it('reports a file that is not JSON as state_corrupt, naming the file and how to recover', async () => {
+    const error = await readError('{"version": "agent.state.v1",');
+    expect(error.message).toContain(`${path.join(dir, 'state.json')}: not valid JSON`);
+    expect(error.message).toContain('agency resume');
+  });
+
+  it('reports a field that fails the schema as state_corrupt, naming the field', async () => {
+    const bad = { ...state(), budgets: { ...state().budgets, limits: { ...state().budgets.limits, max_steps: 'x' } } };
+    const error = await readError(JSON.stringify(bad));
+    expect(error.message).toContain('"budgets.limits.max_steps" is invalid');
+    expect(error.details).toMatchObject({ field: '"budgets.limits.max_steps"' });
+    expect(error.message).toContain('restore it from the journal with `agency resume`');
+  });
+
+  it('refuses to write a state it could not read back', async () => {
+    const store = createFileStateStore(dir);
+    await expect(store.write(state({ last_seq: -1 }))).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('createMemoryStateStore', () => {
+  it('stores copies and validates like the file store', async () => {
+    const store = createMemoryStateStore();
+    expect(await store.read()).toBeUndefined();
+    const written = state();
+    await store.write(written);
+    written.steps_done = 99;
+    const read = await store.read();
+    expect(read?.steps_done).toBe(3);
+    if (read) read.phase = 'changed';
+    expect((await store.read())?.phase).toBe('act');
+    await expect(store.write(state({ status: 'bogus' as StateFile['status'] }))).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+  });
+});
