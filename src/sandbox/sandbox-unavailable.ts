@@ -1,0 +1,29 @@
+import { AgencyError } from '../core/errors.ts';
+
+const OPT_OUT =
+  "or opt out explicitly with sandbox: 'none' (createUnsandboxed), which runs commands with full host access";
+
+/** The error for a bwrap binary that does not exist or cannot be executed. */
+export function bwrapMissingError(bwrapPath: string, cause?: unknown): AgencyError {
+  return new AgencyError(
+    'sandbox_unavailable',
+    `bubblewrap (bwrap) was not found at ${JSON.stringify(bwrapPath)}, so no command was run. Fix: install it ` +
+      '(`apt-get install bubblewrap`, or `bash scripts/ensure-bwrap.sh`), pass its location as bwrapPath, ' +
+      `${OPT_OUT}.`,
+    { cause, details: { bwrapPath } },
+  );
+}
+
+/** The error for a bwrap that runs but cannot build a sandbox, usually because user namespaces are off. */
+export function bwrapBrokenError(bwrapPath: string, reason: string, cause?: unknown): AgencyError {
+  const shown = reason.trim().split('\n').slice(0, 3).join(' ').slice(0, 400) || 'no error output';
+  return new AgencyError(
+    'sandbox_unavailable',
+    `bubblewrap at ${JSON.stringify(bwrapPath)} cannot create a sandbox here (${shown}), so no command was run. ` +
+      'Fix: enable unprivileged user namespaces (`sysctl -w kernel.unprivileged_userns_clone=1` on Debian; ' +
+      '`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an AppArmor profile for bwrap on Ubuntu 23.10+; ' +
+      'in a container, allow namespaces, e.g. `docker run --security-opt seccomp=unconfined ' +
+      `--security-opt apparmor=unconfined\`), ${OPT_OUT}.`,
+    { cause, details: { bwrapPath } },
+  );
+}
