@@ -1,0 +1,84 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgencyError } from '../core/errors.ts';
+import { createBwrapSandbox } from './bwrap-sandbox.ts';
+import { checkSandbox } from './check-sandbox.ts';
+import { runSandboxed } from './run-sandboxed.ts';
+import { createUnsandboxed } from './unsandboxed.ts';
+
+// These run everywhere, with or without bubblewrap: failing closed must never depend on the host.
+let base: string;
+let workdir: string;
+let scratch: string;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'agency-fail-closed-'));
+  workdir = join(base, 'work');
+  scratch = join(base, 'scratch');
+  mkdirSync(workdir);
+  mkdirSync(scratch);
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+function isUnavailable(error: unknown): boolean {
+  return AgencyError.hasCode(error, 'sandbox_unavailable');
+}
+
+describe('fail closed', () => {
+  it('refuses to run when the bwrap binary is missing, and says how to fix it', async () => {
+    const sandbox = createBwrapSandbox({ bwrapPath: '/nonexistent/bwrap' });
+    const marker = join(workdir, 'marker');
+    const run = runSandboxed(sandbox, ['sh', '-c', `touch ${marker}`], { workdir }, { tmpDir: scratch });
+    const error = await run.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(isUnavailable(error), String(error)).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain('/nonexistent/bwrap');
+    expect(message).toContain('apt-get install bubblewrap');
+    expect(message).toContain("sandbox: 'none'");
+    expect(existsSync(marker)).toBe(false);
+    expect(readdirSync(scratch)).toEqual([]);
+
+    const status = await checkSandbox(sandbox);
+    expect(status.ok).toBe(false);
+    expect(status.ok === false && isUnavailable(status.error)).toBe(true);
+  });
+
+  it('refuses to run when bwrap cannot create namespaces, probing only once', async () => {
+    const calls = join(base, 'calls');
+    const fake = join(base, 'fake-bwrap');
+    writeFileSync(
+      fake,
+      `#!/bin/sh\necho "$*" >> ${calls}\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n`,
+    );
+    chmodSync(fake, 0o755);
+    const sandbox = createBwrapSandbox({ bwrapPath: fake });
+    const marker = join(workdir, 'marker');
+    for (let i = 0; i < 2; i++) {
+      const run = runSandboxed(sandbox, ['sh', '-c', `touch ${marker}`], { workdir }, { tmpDir: scratch });
+      await expect(run).rejects.toSatisfy(isUnavailable);
+      await expect(run).rejects.toThrow(/No permissions to creating new namespace.*user namespaces/);
+    }
+    const invocations = readFileSync(calls, 'utf8').trim().split('\n');
+    expect(invocations).toHaveLength(1);
+    expect(invocations[0]).toMatch(/-- true$/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('treats the explicit opt-out as available', async () => {
+    const status = await checkSandbox(createUnsandboxed({ logger: { warn: () => {} } }));
+    expect(status).toEqual({ ok: true, name: 'none' });
+  });
+});

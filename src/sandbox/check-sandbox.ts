@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgencyError } from '../core/errors.ts';
+import type { Sandbox, SandboxName } from './sandbox.ts';
+import { bwrapBrokenError, bwrapMissingError } from './sandbox-unavailable.ts';
+import { spawnCapture } from './spawn-capture.ts';
+
+/** Whether a sandbox can run commands here; when not, `error` is the AgencyError `sandbox_unavailable` to raise. */
+export type SandboxStatus = { ok: true; name: SandboxName } | { ok: false; name: SandboxName; error: AgencyError };
+
+/** Options for {@link checkSandbox}. */
+export type CheckSandboxOptions = {
+  /** How long the probe may take. @default 10_000 */
+  timeoutMs?: number;
+  /** Where the probe's scratch workdir is made. @default os.tmpdir() */
+  tmpDir?: string;
+};
+
+const cache = new WeakMap<Sandbox, Promise<SandboxStatus>>();
+
+/**
+ * Probes once whether `sandbox` works here by running `true` inside it, and caches the answer for that sandbox
+ * object (create a new sandbox to probe again). The `none` sandbox is always available. {@link runSandboxed} calls
+ * this before every run, so a missing bwrap or disabled user namespaces fail closed.
+ *
+ * @example
+ * const status = await checkSandbox(createBwrapSandbox());
+ * if (!status.ok) console.error(status.error.message); // says how to fix it
+ */
+export function checkSandbox(sandbox: Sandbox, options: CheckSandboxOptions = {}): Promise<SandboxStatus> {
+  if (sandbox.name === 'none') return Promise.resolve({ ok: true, name: 'none' });
+  let status = cache.get(sandbox);
+  if (status === undefined) {
+    status = probe(sandbox, options).catch((error: unknown) => {
+      cache.delete(sandbox); // no scratch dir could be made: nothing was learned about the sandbox
+      throw error;
+    });
+    cache.set(sandbox, status);
+  }
+  return status;
+}
+
+async function probe(sandbox: Sandbox, { timeoutMs = 10_000, tmpDir = tmpdir() }: CheckSandboxOptions) {
+  const workdir = await mkdtemp(join(tmpDir, 'agency-sandbox-probe-'));
+  let file: string = sandbox.name;
+  try {
+    const wrapped = sandbox.wrap(['true'], { workdir });
+    file = wrapped.file;
+    const result = await spawnCapture(wrapped, {
+      timeoutMs,
+      killGraceMs: 500,
+      stdoutLimitBytes: 4096,
+      stderrLimitBytes: 4096,
+      now: () => performance.now(),
+    });
+    if (result.exitCode === 0) return { ok: true, name: sandbox.name } as const;
+    const reason = result.timedOut ? `the probe did not finish in ${timeoutMs} ms` : result.stderr;
+    return {
+      ok: false,
+      name: sandbox.name,
+      error: bwrapBrokenError(file, reason),
+    } as const;
+  } catch (error) {
+    return {
+      ok: false,
+      name: sandbox.name,
+      error: toUnavailable(error, file),
+    } as const;
+  } finally {
+    await rm(workdir, { recursive: true, force: true });
+  }
+}
+
+function toUnavailable(error: unknown, file: string): AgencyError {
+  if (AgencyError.hasCode(error, 'sandbox_unavailable')) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT' || code === 'EACCES') return bwrapMissingError(file, error);
+  return bwrapBrokenError(file, error instanceof Error ? error.message : String(error), error);
+}

@@ -1,0 +1,19 @@
+export { type BwrapSandboxOptions, bwrapArgs, createBwrapSandbox } from './bwrap-sandbox.ts';
+export { type CheckSandboxOptions, checkSandbox, type SandboxStatus } from './check-sandbox.ts';
+export {
+  type RunSandboxedDeps,
+  type RunSandboxedOptions,
+  type RunSandboxedResult,
+  runSandboxed,
+} from './run-sandboxed.ts';
+export {
+  DEFAULT_SANDBOX_PATH,
+  type FileMount,
+  type Sandbox,
+  type SandboxFile,
+  type SandboxName,
+  type WrapOptions,
+  type WrappedCommand,
+} from './sandbox.ts';
+export { DEFAULT_ETC_PATHS, detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
+export { createUnsandboxed, type SandboxLogger, type UnsandboxedOptions } from './unsandboxed.ts';

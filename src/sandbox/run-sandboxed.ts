@@ -1,0 +1,126 @@
+import { tmpdir } from 'node:os';
+import { abortedError } from '../core/clock.ts';
+import { AgencyError } from '../core/errors.ts';
+import { checkSandbox } from './check-sandbox.ts';
+import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
+import { bwrapMissingError } from './sandbox-unavailable.ts';
+import { spawnCapture } from './spawn-capture.ts';
+import { stageFiles } from './stage-files.ts';
+
+/** Options for {@link runSandboxed}: what the command may touch, plus limits. */
+export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
+  /** Wall-clock limit; on expiry the process group is killed and `timedOut` is true. @default 60_000 */
+  timeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL on timeout or abort. @default 2_000 */
+  killGraceMs?: number;
+  /** Bytes of stdout kept; the rest is read and dropped. @default 1_048_576 */
+  stdoutLimitBytes?: number;
+  /** Bytes of stderr kept; the rest is read and dropped. @default 1_048_576 */
+  stderrLimitBytes?: number;
+  /** Aborting kills the process group and rejects with AgencyError `aborted` once it is gone. */
+  signal?: AbortSignal;
+  /** Written to the command's stdin, which is then closed. Without it stdin is empty. */
+  stdin?: string | Uint8Array;
+  /** Files such as credentials, bound read-only into the sandbox for this run only and deleted after. @default [] */
+  files?: readonly SandboxFile[];
+};
+
+/** What a sandboxed command did. Output is decoded as UTF-8. */
+export type RunSandboxedResult = {
+  /** Null when the command was killed by a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  timedOut: boolean;
+  durationMs: number;
+};
+
+/** Dependencies for {@link runSandboxed}. */
+export type RunSandboxedDeps = {
+  /** A monotonic clock in milliseconds. @default performance.now */
+  now?: () => number;
+  /** Where files are staged for the run, and where the first run's probe makes its scratch dir. @default os.tmpdir() */
+  tmpDir?: string;
+};
+
+/**
+ * Runs `command` (no shell) inside `sandbox`, with capped output and a timeout, and never leaves its processes
+ * behind. It first checks, once per sandbox, that the sandbox works; if not it throws AgencyError
+ * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error.
+ *
+ * @example
+ * const result = await runSandboxed(createBwrapSandbox(), ['node', 'build.js'], {
+ *   workdir, readOnlyPaths: ['/opt/node'], timeoutMs: 30_000, signal,
+ *   env: { HOME: workdir }, files: [{ path: '/run/secrets/npm-token', content: token }],
+ * });
+ */
+export async function runSandboxed(
+  sandbox: Sandbox,
+  command: readonly string[],
+  options: RunSandboxedOptions,
+  { now = () => performance.now(), tmpDir = tmpdir() }: RunSandboxedDeps = {},
+): Promise<RunSandboxedResult> {
+  const {
+    timeoutMs = 60_000,
+    killGraceMs = 2_000,
+    stdoutLimitBytes = 1_048_576,
+    stderrLimitBytes = 1_048_576,
+  } = options;
+  assertLimits({ timeoutMs, killGraceMs, stdoutLimitBytes, stderrLimitBytes });
+  const { signal } = options;
+  if (signal?.aborted) throw abortedError(signal);
+  const status = await checkSandbox(sandbox, { tmpDir });
+  if (!status.ok) throw status.error;
+  if (signal?.aborted) throw abortedError(signal);
+
+  const staged = await stageFiles(options.files ?? [], tmpDir);
+  try {
+    const wrapped = sandbox.wrap(command, {
+      workdir: options.workdir,
+      readOnlyPaths: options.readOnlyPaths,
+      readWritePaths: options.readWritePaths,
+      allowNetwork: options.allowNetwork,
+      env: options.env,
+      fileMounts: staged.mounts,
+    });
+    const capture = {
+      stdin: options.stdin,
+      timeoutMs,
+      killGraceMs,
+      stdoutLimitBytes,
+      stderrLimitBytes,
+      now,
+    };
+    const { aborted, ...result } = await spawnCapture(wrapped, {
+      ...capture,
+      signal,
+    }).catch((error: unknown) => {
+      throw startError(sandbox, wrapped, error);
+    });
+    if (aborted) throw abortedError(signal);
+    return result;
+  } finally {
+    await staged.dispose();
+  }
+}
+
+function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (sandbox.name === 'bwrap' && code === 'ENOENT') return bwrapMissingError(wrapped.file, error);
+  const reason = error instanceof Error ? error.message : String(error);
+  return new AgencyError('sandbox_failed', `Could not start ${JSON.stringify(wrapped.file)}: ${reason}`, {
+    cause: error,
+    details: { sandbox: sandbox.name },
+  });
+}
+
+function assertLimits(limits: Record<string, number>): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 0 || (name === 'timeoutMs' && value === 0)) {
+      throw new AgencyError('invalid_argument', `runSandboxed ${name} must be a positive whole number, got ${value}.`);
+    }
+  }
+}

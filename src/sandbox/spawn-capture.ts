@@ -1,0 +1,157 @@
+import { spawn } from 'node:child_process';
+import { descendantsOf, freeze, type ProcessRef, signalProcess } from './process-tree.ts';
+import type { WrappedCommand } from './sandbox.ts';
+
+/** Limits and controls for {@link spawnCapture}. */
+export type CaptureOptions = {
+  stdin?: string | Uint8Array;
+  timeoutMs: number;
+  killGraceMs: number;
+  stdoutLimitBytes: number;
+  stderrLimitBytes: number;
+  signal?: AbortSignal;
+  now: () => number;
+};
+
+/** What a finished process did. */
+export type CaptureResult = {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+};
+
+// After the process exits, output still in flight gets this long before its pipes are closed, in case something
+// outside the process group still holds them open.
+const DRAIN_MS = 500;
+
+/**
+ * Spawns a wrapped command without a shell in its own process group and captures capped output. On timeout or abort
+ * the whole group, and every process below the command, gets SIGTERM, then SIGKILL after `killGraceMs`; when the
+ * command exits, whatever it left running in its group (or, after a stop, below it) is killed. Rejects only when the
+ * process cannot be started.
+ */
+export function spawnCapture(command: WrappedCommand, options: CaptureOptions): Promise<CaptureResult> {
+  const started = options.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const stdout = createSink(options.stdoutLimitBytes);
+    const stderr = createSink(options.stderrLimitBytes);
+    child.stdout.on('data', stdout.push);
+    child.stderr.on('data', stderr.push);
+    child.stdin.on('error', () => {}); // the command may exit without reading its input
+    child.stdin.end(options.stdin);
+
+    let timedOut = false;
+    let aborted = false;
+    let stopping = false;
+    const below: ProcessRef[] = [];
+    const timers: NodeJS.Timeout[] = [];
+    const running = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+    // Signals the command, its process group, and every process below it. The command is frozen while its tree is
+    // listed: bwrap's sandbox leaves the group early in setup and only arms its die-with-parent signal at the end,
+    // so a sandbox forked during the listing and then orphaned would keep running.
+    const signalTree = async (signal: NodeJS.Signals) => {
+      if (running() && child.pid !== undefined) {
+        await freeze(child.pid);
+        below.push(...descendantsOf(child.pid));
+      }
+      signalLeftovers(signal);
+      if (running()) child.kill(signal);
+      if (running()) child.kill('SIGCONT');
+    };
+    const signalLeftovers = (signal: NodeJS.Signals) => {
+      killGroup(child.pid, signal);
+      for (const process_ of below) signalProcess(process_, signal);
+    };
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      void signalTree('SIGTERM');
+      timers.push(setTimeout(() => void signalTree('SIGKILL'), options.killGraceMs));
+    };
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, options.timeoutMs),
+    );
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanup = () => {
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+
+    child.once('error', (error) => {
+      if (child.pid !== undefined) return; // a failed kill; the process itself still reports its exit
+      cleanup();
+      reject(error);
+    });
+    child.once('exit', () => {
+      // Whatever the command leaves behind in its group, or (after a stop) anywhere below it, dies with it.
+      signalLeftovers('SIGKILL');
+      timers.push(
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, DRAIN_MS),
+      );
+    });
+    child.once('close', (exitCode, signal) => {
+      cleanup();
+      resolve({
+        exitCode,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutTruncated: stdout.truncated(),
+        stderrTruncated: stderr.truncated(),
+        timedOut,
+        aborted,
+        durationMs: Math.round(options.now() - started),
+      });
+    });
+  });
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function createSink(limit: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  return {
+    push: (chunk: Buffer) => {
+      const room = limit - size;
+      if (chunk.length > room) truncated = true;
+      if (room <= 0) return;
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(kept);
+      size += kept.length;
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+    truncated: () => truncated,
+  };
+}
