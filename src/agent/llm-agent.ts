@@ -176,6 +176,7 @@ export class LLMAgent implements StreamingAgent {
     let context: RunContext;
     try {
       context = await this.contextFor(task, signal, streaming, emit);
+      if (options.maxIterations !== undefined) context.maxIterations = options.maxIterations;
       const prompt = this.options.dynamicPrompt
         ? await this.options.dynamicPrompt(task, { signal })
         : this.options.prompt;
@@ -207,6 +208,7 @@ export class LLMAgent implements StreamingAgent {
   ): Promise<AgentResult> {
     const signal = options.signal ?? new AbortController().signal;
     const context = await this.contextFor(state.task, signal, false, options.onEvent);
+    if (options.maxIterations !== undefined) context.maxIterations = options.maxIterations;
     if (data !== undefined) context.resumeData = data;
     if (options.onCheckpoint) context.checkpoint = this.checkpointer(options.onCheckpoint);
     delete state.suspendPayload;

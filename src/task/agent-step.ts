@@ -1,0 +1,157 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LLMAgent } from '../agent/llm-agent.ts';
+import type { AgentEvent, AgentResult } from '../agent/types.ts';
+import { AgencyError } from '../core/errors.ts';
+import type { Message } from '../core/messages.ts';
+import { lookupModel, type ModelCatalog } from '../core/model-catalog.ts';
+import { usageToJson } from './budgets.ts';
+import type { StopReason } from './contracts/state.ts';
+import { writeFileAtomic } from './fs/atomic-write.ts';
+import { isRunStop, type RunStop, runStop } from './run-stop.ts';
+import type { Session } from './session.ts';
+import type { StepGate } from './tool-gate.ts';
+
+/** What a governed agent step needs. */
+export type AgentStepOptions = Omit<StepGate, 'step' | 'beforeModelCall'> & {
+  /** The ask: the last user message. */
+  input: string;
+  /** Messages placed before the ask: task context, recalled memory, seeded history. */
+  context?: Message[];
+  /** Caps this step's tool iterations (a time box); the model is then asked for its answer. */
+  maxIterations?: number;
+};
+
+/** The run-wide pieces an agent step uses. */
+export type AgentStepHost = {
+  session: Session;
+  agent: LLMAgent;
+  /** The gate the run's tool-gate processor consults; set for the duration of a step. */
+  setGate(gate: StepGate | undefined): void;
+  modelId: string;
+  catalog?: ModelCatalog;
+  maxOutputTokens: number;
+};
+
+/**
+ * Runs one agent execution as a durable step. Checkpoints go to `steps/<id>/checkpoint.json` at every iteration
+ * boundary, each followed by a journal flush and a state write; a step found with a checkpoint continues from it.
+ * Budgets are checked before each model call (on an estimate) and after it (on real usage); a budget hit, a STOP
+ * file or `stop()` end the step at once with a RunStop.
+ */
+export async function runAgentStep(
+  host: AgentStepHost,
+  stepId: string,
+  options: AgentStepOptions,
+): Promise<AgentResult> {
+  const { session, agent } = host;
+  const dir = session.paths.step(stepId);
+  const checkpointFile = join(dir, 'checkpoint.json');
+  const controller = new AbortController();
+  const signal = AbortSignal.any([session.signal, controller.signal]);
+  let pendingStop: RunStop | undefined;
+  const stop = (reason: StopReason, message: string) => {
+    if (pendingStop) return;
+    pendingStop = runStop(reason, message);
+    session.emit({
+      type: 'budget.hit',
+      step: stepId,
+      message,
+      data: { reason },
+      budgets_remaining: session.budgets.remaining(),
+    });
+    controller.abort(pendingStop);
+  };
+  const price = lookupModel(host.modelId, host.catalog)?.price;
+  host.setGate({
+    ...options,
+    step: stepId,
+    beforeModelCall: (messages) => {
+      const tokens = estimateTokens(messages) + host.maxOutputTokens;
+      const costUsd = price ? (tokens * price.input) / 1_000_000 : undefined;
+      const hit = session.budgets.checkBeforeCall({ tokens, costUsd });
+      if (hit)
+        stop(
+          hit,
+          `Budget ${hit} would be exceeded by the next model call (about ${tokens} tokens); stopping before it`,
+        );
+    },
+  });
+
+  const executeOptions = {
+    signal,
+    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
+    onCheckpoint: async (checkpoint: unknown) => {
+      await writeFileAtomic(checkpointFile, JSON.stringify(checkpoint));
+      await session.boundary({ phase: options.phase, last_step_id: stepId });
+      try {
+        await session.checkStop();
+      } catch (error) {
+        if (!isRunStop(error)) throw error;
+        pendingStop ??= error;
+        controller.abort(error);
+      }
+    },
+  };
+  let result: AgentResult;
+  try {
+    const checkpoint = await readFile(checkpointFile, 'utf8').catch(() => undefined);
+    result = checkpoint
+      ? await agent.resumeSerialized(JSON.parse(checkpoint), undefined, executeOptions)
+      : await agent.execute({ input: options.input }, { ...executeOptions, history: options.context ?? [] });
+  } finally {
+    host.setGate(undefined);
+  }
+  if (pendingStop) throw pendingStop;
+  if (session.stopReason) throw runStop(session.stopReason);
+  if (result.finishReason === 'aborted' || session.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
+  if (!result.success) {
+    throw new AgencyError(
+      result.error?.code ?? 'internal',
+      `Step ${stepId} failed: ${result.error?.message ?? 'unknown error'}`,
+    );
+  }
+  return result;
+}
+
+function onAgentEvent(
+  session: Session,
+  step: string,
+  phase: string,
+  event: AgentEvent,
+  stop: (reason: StopReason, message: string) => void,
+): void {
+  if (event.type === 'step-finish') {
+    const hit = session.budgets.recordCall(event.usage, event.toolCalls > 0);
+    session.emit({
+      type: 'usage.delta',
+      step,
+      step_kind: phase,
+      message: `model call: ${event.usage.totalTokens} tokens${event.usage.costUsd === undefined ? '' : `, $${event.usage.costUsd.toFixed(6)}`}`,
+      usage_delta: usageToJson(event.usage),
+      budgets_remaining: session.budgets.remaining(),
+      data: {
+        tool_calls: event.toolCalls,
+        finish_reason: event.finishReason,
+        elapsed_ms: Math.round(session.budgets.elapsedMs()),
+      },
+    });
+    if (hit) stop(hit, `Budget ${hit} is spent after this model call`);
+  } else if (event.type === 'warning') {
+    session.warn(event.message);
+  } else if (event.type === 'retry') {
+    session.emit({
+      type: 'warning',
+      step,
+      message: `Model call retried: ${event.retry.message}`,
+      data: { retry: event.retry },
+    });
+  }
+}
+
+function estimateTokens(messages: readonly Message[]): number {
+  let chars = 0;
+  for (const message of messages) chars += JSON.stringify(message.content).length;
+  return Math.ceil(chars / 4);
+}

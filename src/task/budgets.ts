@@ -1,0 +1,141 @@
+import { addUsage, emptyUsage, type Usage } from '../core/usage.ts';
+import type { BudgetsRemaining, UsageJson } from './contracts/events.ts';
+import type { BudgetLimits, StopReason } from './contracts/state.ts';
+
+/** Tracks what a run has spent against its limits. */
+export type BudgetTracker = {
+  readonly limits: BudgetLimits;
+  readonly usage: Usage;
+  readonly steps: number;
+  readonly consecutiveToolSteps: number;
+  elapsedMs(): number;
+  /** Whether Verify is running: the reserve is held back from every other phase. */
+  setVerifying(verifying: boolean): void;
+  /** The budget a model call would break, judged before it is made from an estimate of its size. */
+  checkBeforeCall(estimate: { tokens: number; costUsd: number | undefined }): StopReason | undefined;
+  /** Records a finished model call; returns the budget it broke, if any. */
+  recordCall(usage: Usage, madeToolCalls: boolean): StopReason | undefined;
+  /** The wall-clock budget, if it has run out. */
+  checkWallClock(): StopReason | undefined;
+  remaining(): BudgetsRemaining;
+};
+
+/** Where a tracker starts: fresh, or from a resumed run's journal. */
+export type BudgetStart = { usage?: Usage; steps?: number; consecutiveToolSteps?: number; elapsedMs?: number };
+
+/**
+ * Creates a tracker. Token and cost limits are checked before each call against an estimate and after it against
+ * the real usage, so a run overspends by at most the one call in flight.
+ */
+export function createBudgetTracker(
+  limits: BudgetLimits,
+  start: BudgetStart = {},
+  now: () => number = Date.now,
+): BudgetTracker {
+  let usage = start.usage ?? emptyUsage();
+  let steps = start.steps ?? 0;
+  let consecutive = start.consecutiveToolSteps ?? 0;
+  let verifying = false;
+  const sessionStart = now();
+  const priorElapsed = start.elapsedMs ?? 0;
+  // Every phase but Verify runs against the limit minus the Verify reserve.
+  const effective = (limit: number | null): number | null =>
+    limit === null || verifying ? limit : limit * (1 - limits.verify_reserve);
+  const elapsedMs = () => priorElapsed + (now() - sessionStart);
+
+  const overAfter = (): StopReason | undefined => {
+    const tokens = effective(limits.max_tokens);
+    if (tokens !== null && usage.totalTokens > tokens) return 'budget.tokens';
+    const cost = effective(limits.max_cost_usd);
+    if (cost !== null && usage.costUsd !== undefined && usage.costUsd > cost) return 'budget.cost';
+    return undefined;
+  };
+
+  return {
+    limits,
+    get usage() {
+      return usage;
+    },
+    get steps() {
+      return steps;
+    },
+    get consecutiveToolSteps() {
+      return consecutive;
+    },
+    elapsedMs,
+    setVerifying(value) {
+      verifying = value;
+    },
+    checkBeforeCall(estimate) {
+      const wall = this.checkWallClock();
+      if (wall) return wall;
+      const maxSteps = effective(limits.max_steps);
+      if (maxSteps !== null && steps + 1 > Math.floor(maxSteps)) return 'budget.steps';
+      if (limits.max_consecutive_tool_steps !== null && consecutive >= limits.max_consecutive_tool_steps) {
+        return 'budget.consecutive_tool_steps';
+      }
+      const tokens = effective(limits.max_tokens);
+      if (tokens !== null && usage.totalTokens + estimate.tokens > tokens) return 'budget.tokens';
+      const cost = effective(limits.max_cost_usd);
+      if (
+        cost !== null &&
+        usage.costUsd !== undefined &&
+        estimate.costUsd !== undefined &&
+        usage.costUsd + estimate.costUsd > cost
+      ) {
+        return 'budget.cost';
+      }
+      return undefined;
+    },
+    recordCall(callUsage, madeToolCalls) {
+      usage = addUsage(usage, callUsage);
+      steps++;
+      consecutive = madeToolCalls ? consecutive + 1 : 0;
+      return overAfter();
+    },
+    checkWallClock() {
+      const wall = effective(limits.max_wall_clock_ms);
+      return wall !== null && elapsedMs() >= wall ? 'budget.wall_clock' : undefined;
+    },
+    remaining() {
+      return {
+        wall_clock_ms: limits.max_wall_clock_ms === null ? null : Math.max(0, limits.max_wall_clock_ms - elapsedMs()),
+        steps: limits.max_steps === null ? null : Math.max(0, limits.max_steps - steps),
+        tokens: limits.max_tokens === null ? null : Math.max(0, limits.max_tokens - usage.totalTokens),
+        cost_usd:
+          limits.max_cost_usd === null || usage.costUsd === undefined
+            ? null
+            : Math.max(0, roundUsd(limits.max_cost_usd - usage.costUsd)),
+      };
+    },
+  };
+}
+
+/** Usage as written to journal frames and state files. */
+export function usageToJson(usage: Usage): UsageJson {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    total_tokens: usage.totalTokens,
+    reasoning_tokens: usage.reasoningTokens,
+    cached_input_tokens: usage.cachedInputTokens,
+    cost_usd: usage.costUsd ?? null,
+  };
+}
+
+/** Reverses {@link usageToJson}. */
+export function usageFromJson(json: UsageJson): Usage {
+  return {
+    inputTokens: json.input_tokens,
+    outputTokens: json.output_tokens,
+    totalTokens: json.total_tokens,
+    reasoningTokens: json.reasoning_tokens,
+    cachedInputTokens: json.cached_input_tokens,
+    cacheWriteTokens: 0,
+    ...(json.cost_usd === null ? {} : { costUsd: json.cost_usd }),
+  };
+}
+
+function roundUsd(value: number): number {
+  return Math.round(value * 1e10) / 1e10;
+}

@@ -1,0 +1,76 @@
+import { errorMessage, AgencyError } from '../core/errors.ts';
+import type { MemoryManager } from '../memory/memory-manager.ts';
+import type { StopReason } from './contracts/state.ts';
+import { readJournal } from './journal/read-journal.ts';
+import type { Loop } from './loop.ts';
+import { appendNote, listDeliverables } from './progress-files.ts';
+import { type DoTaskResult, stepReports } from './result.ts';
+import { loopSignatureOf } from './loop-signature.ts';
+import type { Session } from './session.ts';
+
+/** How a run ended, before it is written down. */
+export type RunEnding = {
+  reason: StopReason;
+  output: string;
+  verified?: boolean;
+  error?: unknown;
+  memory?: MemoryManager | undefined;
+};
+
+/**
+ * Writes a run's ending: the deliverables with their sizes and SHA-256, an `error` frame for a failure, the `finish`
+ * frame with the reason and the budgets remaining, the final `state.json`, learnings to memory on success, and a
+ * line in `notes.md`. Returns the full result.
+ */
+export async function finalizeRun(session: Session, loop: Loop, ending: RunEnding): Promise<DoTaskResult> {
+  const { paths, spec } = session;
+  const deliverables = await listDeliverables(paths);
+  const error = ending.error === undefined ? undefined : AgencyError.from(ending.error);
+  if (error)
+    session.emit({ type: 'error', message: error.message, error: { code: error.code, message: errorMessage(error) } });
+  session.emit({
+    type: 'finish',
+    message: `Finished: ${ending.reason}`,
+    budgets_remaining: session.budgets.remaining(),
+    data: {
+      reason: ending.reason,
+      deliverables: deliverables.length,
+      ...(ending.verified === undefined ? {} : { verified: ending.verified }),
+      output: ending.output.length > 4000 ? `${ending.output.slice(0, 3999)}…` : ending.output,
+      elapsed_ms: Math.round(session.budgets.elapsedMs()),
+    },
+  });
+  const status =
+    ending.reason === 'completed'
+      ? 'completed'
+      : ending.reason === 'error' || ending.reason === 'verify.failed'
+        ? 'failed'
+        : 'stopped';
+  session.state.finish_reason = ending.reason;
+  await session.boundary({ phase: 'done', status });
+  if (ending.reason === 'completed' && ending.memory) {
+    await ending.memory
+      .writeLearnings({ summary: ending.output, taskId: spec.task_id, sources: deliverables.map((file) => file.path) })
+      .catch((cause: unknown) => session.warn(`Could not write learnings to memory: ${errorMessage(cause)}`));
+  }
+  await appendNote(paths, `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`);
+  const { frames } = await readJournal(paths.events);
+  return {
+    taskId: spec.task_id,
+    loopName: loop.name,
+    loopVersion: loop.version,
+    loopSignature: loopSignatureOf(loop, spec),
+    progressDir: paths.progress,
+    finishReason: ending.reason,
+    usage: session.budgets.usage,
+    outputText: ending.output,
+    deliverables,
+    ...(ending.verified === undefined ? {} : { verified: ending.verified }),
+    planSig: session.state.approved_plan_sig ?? session.state.plan_sig,
+    steps: stepReports(frames),
+    warnings: [...session.warnings],
+    ...(error ? { error: { code: error.code, message: error.message } } : {}),
+    startedAt: session.state.started_at,
+    completedAt: new Date(session.now()).toISOString(),
+  };
+}

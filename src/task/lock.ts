@@ -1,0 +1,81 @@
+import { hostname } from 'node:os';
+import { open, readFile, rm } from 'node:fs/promises';
+import { AgencyError } from '../core/errors.ts';
+
+/** A held run lock. */
+export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } };
+
+type LockFile = { pid: number; host: string; started_at: string };
+
+/**
+ * Takes the lock file that allows one run per task root. The file holds the owner's pid; a lock whose process is
+ * gone (on this host) is stale and is taken over.
+ * @throws AgencyError `task_locked` naming the process that holds the lock.
+ */
+export async function acquireRunLock(path: string, { pid = process.pid, now = Date.now } = {}): Promise<RunLock> {
+  const content: LockFile = { pid, host: hostname(), started_at: new Date(now()).toISOString() };
+  let takenOver: RunLock['takenOver'];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o644);
+      await handle.writeFile(`${JSON.stringify(content)}\n`);
+      await handle.sync();
+      await handle.close();
+      return { release: () => releaseLock(path, pid), ...(takenOver ? { takenOver } : {}) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = await readLock(path);
+      if (holder && holder.host === content.host && isAlive(holder.pid)) {
+        throw new AgencyError(
+          'task_locked',
+          `Another run (pid ${holder.pid}, started ${holder.started_at}) is active on this task. Stop it with ` +
+            `\`agency stop\`, or wait for it to finish.`,
+          { details: { pid: holder.pid, lock: path } },
+        );
+      }
+      if (holder && holder.host !== content.host) {
+        throw new AgencyError(
+          'task_locked',
+          `This task is locked by pid ${holder.pid} on host ${holder.host}. If that run is dead, delete ${path}.`,
+          { details: { pid: holder.pid, host: holder.host, lock: path } },
+        );
+      }
+      if (holder) takenOver = { pid: holder.pid, startedAt: holder.started_at };
+      await rm(path, { force: true });
+    }
+  }
+  throw new AgencyError('task_locked', `Could not take the run lock ${path}; another process keeps creating it`);
+}
+
+async function readLock(path: string): Promise<LockFile | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<LockFile>;
+    return typeof parsed.pid === 'number'
+      ? { pid: parsed.pid, host: String(parsed.host ?? ''), started_at: String(parsed.started_at ?? '') }
+      : undefined;
+  } catch {
+    // A torn or empty lock file: its writer died before finishing it.
+    return undefined;
+  }
+}
+
+async function releaseLock(path: string, pid: number): Promise<void> {
+  const holder = await readLock(path);
+  if (holder?.pid === pid) await rm(path, { force: true });
+}
+
+/** True when a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid holding the lock, if any and alive. */
+export async function lockHolder(path: string): Promise<number | undefined> {
+  const holder = await readLock(path);
+  return holder && isAlive(holder.pid) ? holder.pid : undefined;
+}

@@ -1,0 +1,158 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentResult } from '../agent/types.ts';
+import type { JsonValue, Message } from '../core/messages.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
+import { type AgentStepHost, type AgentStepOptions, runAgentStep } from './agent-step.ts';
+import type { StopReason } from './contracts/state.ts';
+import { writeFileAtomic } from './fs/atomic-write.ts';
+import type { TaskPaths } from './layout.ts';
+import type { Session } from './session.ts';
+
+/** How a loop ended. */
+export type LoopOutcome = { reason: StopReason; output: string; verified?: boolean };
+
+/** A governed loop: the default Gather → Plan → Act → Verify, seed 002's Plan → Act → Reflect, or your own. */
+export type Loop = {
+  name: string;
+  version: string;
+  run(context: LoopContext): Promise<LoopOutcome>;
+};
+
+/** What an agent step returns to the loop; also what is stored in `steps/<id>/output.json`. */
+export type AgentStepOutput = {
+  output: string;
+  iterations: number;
+  toolCalls: number;
+  /** The step's conversation without the system prompt, for a later step to continue from. */
+  messages: Message[];
+  /** What the step's `capture` returned when it ended, stored with the output so a resumed loop sees it too. */
+  captured?: Record<string, unknown>;
+};
+
+/** A request to add tools to the approved plan, made by the model during Act. */
+export type ReplanRequest = { addTools: string[]; reason: string };
+
+/**
+ * The public pieces a loop is built from. Everything a loop does that matters goes through `step`, which makes it
+ * durable: a completed step's output is stored, and when a crashed run is resumed, the loop runs again from the
+ * top, completed steps return their stored output at once, and the first unfinished step picks up where it was.
+ * A loop must therefore decide only from step outputs, not from clocks or randomness.
+ */
+export type LoopContext = {
+  readonly session: Session;
+  readonly paths: TaskPaths;
+  readonly goal: string;
+  /** The contents of `task/brief.md`. */
+  readonly brief: string;
+  /** The tools of the run (the model sees all of them in every phase; each phase allows some). */
+  readonly tools: ToolRegistry;
+  /**
+   * Runs `work` as a durable step named `name`. Steps get ids `0001-<name>`, `0002-<name>` … in the order they are
+   * reached; outputs must be JSON.
+   */
+  step<T extends JsonValue | object>(name: string, kind: string, work: (id: string) => Promise<T>): Promise<T>;
+  /** Runs the run's agent as a durable step; see `runAgentStep`. */
+  agentStep(
+    name: string,
+    options: AgentStepOptions & { capture?: () => Record<string, unknown> },
+  ): Promise<AgentStepOutput>;
+  /** The messages that go before a phase's ask: the task context, recalled memory and seeded history. */
+  contextFor(phase: string): Promise<Message[]>;
+  /** Takes the model's pending request to re-plan, if it made one during the last Act step. */
+  takeReplanRequest(): ReplanRequest | undefined;
+};
+
+/** What {@link createLoopContext} needs from the runner. */
+export type LoopHost = AgentStepHost & {
+  goal: string;
+  brief: string;
+  tools: ToolRegistry;
+  contextFor(phase: string): Promise<Message[]>;
+  takeReplanRequest(): ReplanRequest | undefined;
+  /** Pauses the run after this many more steps complete (for `stepOnce`); undefined runs to the end. */
+  stepLimit?: number;
+  onStepDone?(id: string): void;
+};
+
+/** Thrown by `step` when a `stepOnce` pause point is reached. */
+export class StepPause extends Error {
+  override readonly name = 'StepPause';
+}
+
+/** Builds the context a loop runs with. */
+export function createLoopContext(host: LoopHost): LoopContext {
+  const { session } = host;
+  let counter = 0;
+  let completedThisCall = 0;
+
+  const step: LoopContext['step'] = async (name, kind, work) => {
+    counter++;
+    const id = `${String(counter).padStart(4, '0')}-${name}`;
+    const outputFile = join(session.paths.step(id), 'output.json');
+    if (session.fold.finishedSteps.has(id)) {
+      return JSON.parse(await readFile(outputFile, 'utf8')) as never;
+    }
+    if (host.stepLimit !== undefined && completedThisCall >= host.stepLimit) throw new StepPause(`paused before ${id}`);
+    await session.checkStop();
+    if (!session.fold.startedSteps.has(id)) {
+      session.fold.startedSteps.add(id);
+      session.emit({
+        type: 'phase.start',
+        step: id,
+        step_kind: kind,
+        message: `${name} started`,
+        data: { phase: name, elapsed_ms: Math.round(session.budgets.elapsedMs()) },
+      });
+    }
+    await session.boundary({ phase: name, last_step_id: id });
+    await mkdir(session.paths.step(id), { recursive: true });
+    const output = await work(id);
+    await writeFileAtomic(outputFile, JSON.stringify(output, null, 2));
+    session.fold.finishedSteps.add(id);
+    session.stepDone(id);
+    session.emit({
+      type: 'phase.finish',
+      step: id,
+      step_kind: kind,
+      message: `${name} finished`,
+      data: {
+        phase: name,
+        output_ref: relativeToRoot(session.paths, outputFile),
+        elapsed_ms: Math.round(session.budgets.elapsedMs()),
+      },
+    });
+    await session.boundary({ last_step_id: id });
+    completedThisCall++;
+    host.onStepDone?.(id);
+    return output;
+  };
+
+  return {
+    session,
+    paths: session.paths,
+    goal: host.goal,
+    brief: host.brief,
+    tools: host.tools,
+    step,
+    agentStep: (name, options) =>
+      step(name, 'agent', async (id): Promise<AgentStepOutput> => {
+        const result: AgentResult = await runAgentStep(host, id, options);
+        const captured = options.capture?.();
+        return {
+          output: result.output,
+          iterations: result.iterations,
+          toolCalls: result.steps.length,
+          messages: result.messages.filter((message) => message.role !== 'system'),
+          ...(captured ? { captured } : {}),
+        };
+      }),
+    contextFor: host.contextFor,
+    takeReplanRequest: host.takeReplanRequest,
+  };
+}
+
+/** A path under the task root, as written in files and events (`progress/…`). */
+export function relativeToRoot(paths: TaskPaths, absolute: string): string {
+  return absolute.startsWith(`${paths.root}/`) ? absolute.slice(paths.root.length + 1) : absolute;
+}

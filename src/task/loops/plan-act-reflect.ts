@@ -1,0 +1,139 @@
+import { canonicalDigest } from '../../core/canonical-json.ts';
+import type { JsonValue } from '../../core/messages.ts';
+import { askApproval } from '../approval-flow.ts';
+import type { Loop, LoopContext, LoopOutcome } from '../loop.ts';
+import { extractJson } from '../phases/plan.ts';
+
+/** The next action, as seed 002's Planner proposes it. */
+export type PlanStep = {
+  type: 'tool' | 'message' | 'finish';
+  toolId?: string;
+  input?: JsonValue;
+  message?: string;
+  reason?: string;
+};
+
+/** What an action produced. */
+export type ActionResult = { ok: boolean; output: JsonValue; error?: string };
+
+/** What the planner sees: the goal and every action so far. */
+export type PlannerState = { goal: string; history: Array<{ step: PlanStep; result?: ActionResult; note?: string }> };
+
+/** Proposes the next action. */
+export type Planner = { plan(state: PlannerState, context: LoopContext): Promise<PlanStep> };
+/** Carries an action out. */
+export type Executor = { execute(step: PlanStep, context: LoopContext): Promise<ActionResult> };
+/** Decides, after an action, whether the goal is reached. */
+export type Reflector = {
+  reflect(state: PlannerState, context: LoopContext): Promise<{ done: boolean; note?: string }>;
+};
+
+/** Asks the model for the next action as JSON. */
+export const modelPlanner: Planner = {
+  async plan(state, context) {
+    const tools = context.tools.names().filter((name) => name !== 'request_replan');
+    const asked = await context.agentStep('propose', {
+      phase: 'plan',
+      input:
+        `Goal: ${state.goal}\nActions so far:\n${JSON.stringify(state.history)}\n` +
+        `Propose the next action as one JSON object: {"type":"tool","toolId":one of ${JSON.stringify(tools)},"input":{…},"reason":"…"}, ` +
+        'or {"type":"finish","message":"the final answer"}. Do not call tools yourself.',
+      planSig: null,
+      allow: () => 'The planner proposes actions; it does not run tools.',
+    });
+    const step = extractJson(asked.output) as PlanStep | undefined;
+    return step?.type ? step : { type: 'finish', message: asked.output };
+  },
+};
+
+/** Runs the proposed tool through the tool set, journaled like any governed call and approval-gated per the spec. */
+export const toolExecutor: Executor = {
+  async execute(step, context) {
+    const { session } = context;
+    const name = step.toolId ?? '';
+    const tool = context.tools.get(name);
+    if (!tool) return { ok: false, output: null, error: `unknown tool ${name}` };
+    const argsDigest = canonicalDigest(step.input ?? null);
+    if (session.spec.approvals.require_tools.includes(name)) {
+      const outcome = await askApproval(session, `execute-${argsDigest.slice(0, 8)}`, {
+        type: 'tool',
+        toolName: name,
+        toolArgs: step.input,
+        argsDigest,
+        toolCallId: argsDigest,
+        planSig: null,
+        rationale: step.reason ?? 'proposed by the planner',
+      });
+      if (outcome.decision !== 'approved')
+        return { ok: false, output: null, error: `${outcome.decision} by ${outcome.decidedBy}` };
+    }
+    session.emit({
+      type: 'tool.call',
+      message: name,
+      data: {
+        tool_call_id: argsDigest,
+        tool: name,
+        args: step.input ?? null,
+        args_digest: argsDigest,
+        effects: tool.effects,
+        idempotent: tool.idempotent,
+      },
+    });
+    if (tool.effects !== 'read') await session.journal.flush();
+    const outcome = await context.tools.run(
+      { toolCallId: argsDigest, toolName: name, input: step.input ?? {} },
+      { signal: session.signal },
+    );
+    session.emit({
+      type: 'tool.result',
+      message: `${name} ${outcome.ok ? 'ok' : 'failed'}`,
+      data: { tool_call_id: argsDigest, tool: name, ok: outcome.ok, model_output: outcome.modelOutput },
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
+    return {
+      ok: outcome.ok,
+      output: (outcome.ok ? (outcome.modelOutput as { value?: JsonValue }).value : null) ?? null,
+      ...(outcome.error ? { error: outcome.error.message } : {}),
+    };
+  },
+};
+
+/** The goal is reached when the planner says finish. */
+export const finishReflector: Reflector = {
+  async reflect(state) {
+    const last = state.history.at(-1);
+    return { done: last?.step.type === 'finish' };
+  },
+};
+
+/**
+ * Seed 002's Plan → Act → Reflect loop with pluggable parts: the planner proposes one action at a time, the executor
+ * carries it out, the reflector decides whether to go on. Every action is a durable step, so it resumes after a
+ * crash like the default loop.
+ */
+export function planActReflect({
+  planner = modelPlanner,
+  executor = toolExecutor,
+  reflector = finishReflector,
+  maxActions = 20,
+}: { planner?: Planner; executor?: Executor; reflector?: Reflector; maxActions?: number } = {}): Loop {
+  return {
+    name: 'plan-act-reflect',
+    version: '1',
+    async run(context): Promise<LoopOutcome> {
+      const state: PlannerState = { goal: context.goal, history: [] };
+      for (let index = 0; index < maxActions; index++) {
+        const step = await planner.plan(state, context);
+        const entry: PlannerState['history'][number] = { step };
+        state.history.push(entry);
+        if (step.type === 'tool') {
+          entry.result = await context.step('execute', 'action', () => executor.execute(step, context));
+        }
+        const reflection = await context.step('reflect', 'reflect', () => reflector.reflect(state, context));
+        if (reflection.note) entry.note = reflection.note;
+        if (reflection.done) return { reason: 'completed', output: step.message ?? '' };
+      }
+      return { reason: 'no_more_tools', output: state.history.at(-1)?.step.message ?? '' };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { readFile } from 'node:fs/promises';
+import { AgencyError } from '../../core/errors.ts';
+import type { Message } from '../../core/messages.ts';
+import { type Plan, planSchema, signPlan } from '../contracts/plan.ts';
+import { type LoopContext, type ReplanRequest, relativeToRoot } from '../loop.ts';
+import { parseContractFile } from '../task-spec.ts';
+import type { SignedPlan } from './plan.ts';
+
+/** How an Act step ended. */
+export type ActOutcome = {
+  output: string;
+  messages: Message[];
+  /** The model asked to add tools to the plan. */
+  replan?: ReplanRequest;
+  /** `plan/current.json` was edited after approval; the edited plan needs approval before work goes on. */
+  edited?: boolean;
+};
+
+/** The instruction for Act. */
+export function actAsk(plan: Plan): string {
+  return [
+    'Phase: ACT. Carry out the approved plan below with the tools. Only the tools in allowed_tools will run; if the',
+    'work needs another tool, call request_replan with the tools to add and why. When every step is done, answer',
+    'with a short summary of what you produced and where (paths under progress/).',
+    '',
+    JSON.stringify(plan, null, 2),
+  ].join('\n');
+}
+
+/**
+ * Act: runs the approved plan through the agent, with a gate that lets only the plan's `allowed_tools` run, and that
+ * checks the plan's signature before every call: a plan edited by hand after approval refuses every call and ends
+ * the step so the edit can be approved. A model that needs more tools calls `request_replan`, which also ends it.
+ */
+export async function actPhase(
+  context: LoopContext,
+  { signed, feedback, continueFrom = [] }: { signed: SignedPlan; feedback?: string; continueFrom?: Message[] },
+): Promise<ActOutcome> {
+  const { paths, session } = context;
+  let edited = false;
+  const checkPlan = async (): Promise<string | undefined> => {
+    const raw = await readFile(paths.planCurrent, 'utf8').catch(() => '');
+    let current: string | undefined;
+    try {
+      current = signPlan(parseContractFile(paths.planCurrent, raw, planSchema));
+    } catch {
+      current = undefined;
+    }
+    if (current === signed.signature) return undefined;
+    if (!edited) {
+      edited = true;
+      session.emit({
+        type: 'plan.changed',
+        message: `${relativeToRoot(paths, paths.planCurrent)} changed after approval; its tools are refused until it is approved`,
+        data: { approved_sig: signed.signature, current_sig: current ?? null },
+      });
+    }
+    return `The plan was edited after it was approved (signature ${signed.signature.slice(0, 12)}… no longer matches). No tool runs until the new plan is approved.`;
+  };
+  const act = await context.agentStep('act', {
+    phase: 'act',
+    input: feedback ? `${feedback}\n\n${actAsk(signed.plan)}` : actAsk(signed.plan),
+    context: [...(await context.contextFor('act')), ...continueFrom],
+    planSig: signed.signature,
+    allow: (tool) =>
+      tool.name === 'request_replan' || signed.plan.allowed_tools.includes(tool.name)
+        ? true
+        : `"${tool.name}" is not in the approved plan's allowed_tools (${signed.plan.allowed_tools.join(', ') || 'none'}). ` +
+          'To use it, call request_replan with the tools to add and the reason.',
+    checkPlan,
+    haltAfterTool: (call) => {
+      if (edited) return 'Act stopped: the plan was edited and must be approved again.';
+      if (call.toolName === 'request_replan') return 'Act stopped for re-planning.';
+      return undefined;
+    },
+    capture: () => {
+      const replan = context.takeReplanRequest();
+      return { ...(replan ? { replan } : {}), ...(edited ? { edited: true } : {}) };
+    },
+  });
+  return {
+    output: act.output,
+    messages: act.messages,
+    ...(act.captured?.replan ? { replan: act.captured.replan as ReplanRequest } : {}),
+    ...(act.captured?.edited ? { edited: true } : {}),
+  };
+}
+
+/** The plan with tools added for a re-plan request. */
+export function planWithTools(plan: Plan, request: ReplanRequest): Plan {
+  const tools = [...new Set([...plan.allowed_tools, ...request.addTools])];
+  return { ...plan, allowed_tools: tools };
+}
+
+/**
+ * Reads the hand-edited `plan/current.json`.
+ * @throws AgencyError `plan_invalid` naming the file and the fields to fix.
+ */
+export async function readEditedPlan(context: LoopContext): Promise<Plan> {
+  const { paths } = context;
+  try {
+    return parseContractFile(paths.planCurrent, await readFile(paths.planCurrent, 'utf8'), planSchema);
+  } catch (cause) {
+    throw new AgencyError(
+      'plan_invalid',
+      `${(cause as Error).message}. Fix the plan file, then run \`agency resume\`.`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,29 @@
+import { askApproval } from '../approval-flow.ts';
+import type { LoopContext } from '../loop.ts';
+import { runStop } from '../run-stop.ts';
+import type { SignedPlan } from './plan.ts';
+
+/**
+ * Approval: when the spec requires it, asks for the plan to be approved and waits. A denial stops the run with
+ * `approval.denied`, expiry with `approval.expired`. Without the requirement the plan is approved as written.
+ * The approved signature is what Act's gate checks the plan against.
+ */
+export async function approvePlan(context: LoopContext, signed: SignedPlan): Promise<void> {
+  const decision = await context.step(`approve-plan-v${signed.version}`, 'approval', async (id) => {
+    const { session } = context;
+    if (!session.spec.approvals.require_plan) return { decision: 'approved', by: 'policy' };
+    const outcome = await askApproval(session, id, {
+      type: 'plan',
+      planPath: signed.path,
+      planSig: signed.signature,
+      rationale: `Plan v${signed.version} for: ${signed.plan.goal}`,
+    });
+    return { decision: outcome.decision, by: outcome.decidedBy };
+  });
+  if (decision.decision === 'denied')
+    throw runStop('approval.denied', `Plan v${signed.version} was denied by ${decision.by}`);
+  if (decision.decision === 'expired')
+    throw runStop('approval.expired', `The approval request for plan v${signed.version} expired`);
+  context.session.fold.approvedPlanSig = signed.signature;
+  await context.session.boundary({ approved_plan_sig: signed.signature });
+}

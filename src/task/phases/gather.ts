@@ -1,0 +1,48 @@
+import type { Tool } from '../../tools/define-tool.ts';
+import type { LoopContext } from '../loop.ts';
+import { addSources, appendNote, sourcesFromOutputs } from '../progress-files.ts';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
+
+/** Tools Gather may use: read-only ones, and idempotent network reads such as `http_fetch`. */
+export function isGatherTool(tool: Tool): boolean {
+  return tool.effects === 'read' || (tool.effects === 'network' && tool.idempotent);
+}
+
+/** The instruction for Gather. */
+export const GATHER_ASK =
+  'Phase: GATHER. Explore the task inputs with read-only tools: read the files under task/, and fetch the links ' +
+  'the task lists if it lists any. Do not change anything. Then answer with your findings as Markdown: the facts ' +
+  'that matter for the goal, each with its source (a file path or URL). Do not plan or do the work yet.';
+
+/**
+ * Gather: explores the inputs with read-only tools, time-boxed to a share of the iterations, and writes
+ * `findings.md`, `sources.jsonl` and a line in `notes.md`.
+ */
+export async function gatherPhase(
+  context: LoopContext,
+  { maxIterations = 6 } = {},
+): Promise<{ findings: string; sources: number }> {
+  const gathered = await context.agentStep('gather', {
+    phase: 'gather',
+    input: GATHER_ASK,
+    context: await context.contextFor('gather'),
+    planSig: null,
+    maxIterations,
+    allow: (tool) =>
+      isGatherTool(tool) ? true : `Gather uses read-only tools only; ${tool.name} (${tool.effects}) waits for Act`,
+  });
+  return context.step('record-findings', 'files', async (id) => {
+    const { paths } = context;
+    await writeFileAtomic(paths.findings, `${gathered.output.trim()}\n`);
+    const outputs = gathered.messages.flatMap((message) =>
+      message.role === 'tool'
+        ? message.content.flatMap((part) =>
+            part.type === 'tool-result' && 'value' in part.output ? [part.output.value] : [],
+          )
+        : [],
+    );
+    const added = await addSources(paths, sourcesFromOutputs(id, outputs));
+    await appendNote(paths, `gather: findings written (${gathered.toolCalls} tool call(s), ${added} source(s))`);
+    return { findings: gathered.output, sources: added };
+  });
+}

@@ -1,0 +1,140 @@
+import { AgencyError } from '../../core/errors.ts';
+import type { Message } from '../../core/messages.ts';
+import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
+import { type LoopContext, relativeToRoot } from '../loop.ts';
+import { appendNote, writeTodo } from '../progress-files.ts';
+import { isGatherTool } from './gather.ts';
+
+/** A plan as written, with its version and signature. */
+export type SignedPlan = { plan: Plan; version: number; signature: string; path: string };
+
+/** The instruction for Plan, listing the tools the plan may allow. */
+export function planAsk(context: LoopContext): string {
+  const tools = context.tools
+    .list()
+    .filter((tool) => tool.name !== 'request_replan')
+    .map((tool) => `- ${tool.name} (${tool.effects}): ${tool.description}`)
+    .join('\n');
+  return [
+    'Phase: PLAN. Write the plan for doing the task, as one JSON object and nothing else, with this shape:',
+    '{"goal": string, "steps": [{"id": string, "title": string, "description"?: string, "tools"?: [string]}],',
+    ' "allowed_tools": [string], "acceptance": [{"id": string, "criterion": string, "check"?: CHECK}]}',
+    'CHECK is optional and deterministic: {"type":"file_exists","path":"artifacts/…"} | {"type":"contains","path":"artifacts/…","text":"…"}',
+    ' | {"type":"json_validate","path":"artifacts/….json","schema":{…}} | {"type":"test_runner"}. Paths are relative to progress/.',
+    '"allowed_tools" lists every tool the work needs; only these will be allowed when acting. Available tools:',
+    tools,
+  ].join('\n');
+}
+
+/**
+ * Plan: the model writes a `plan.v1`, validated with zod and against the available tools. A malformed plan gets one
+ * repair attempt that quotes the validation errors; a second failure stops the run with `plan_invalid`. The plan is
+ * written as `plan/NNNN.json` and `plan/current.json`, signed, and announced with `plan.proposed`.
+ */
+export async function planPhase(context: LoopContext): Promise<SignedPlan> {
+  const first = await context.agentStep('plan', {
+    phase: 'plan',
+    input: planAsk(context),
+    context: await context.contextFor('plan'),
+    planSig: null,
+    allow: (tool) => (isGatherTool(tool) ? true : `Plan only reads; ${tool.name} waits for Act`),
+  });
+  let parsed = parsePlan(first.output, context);
+  if (!parsed.ok) {
+    const repaired = await context.agentStep('plan-repair', {
+      phase: 'plan',
+      input:
+        `That plan is not valid:\n${parsed.problems.map((problem) => `- ${problem}`).join('\n')}\n` +
+        'Reply with the corrected plan as a single JSON object and nothing else.',
+      context: [...(await context.contextFor('plan')), ...first.messages],
+      planSig: null,
+      allow: (tool) => (isGatherTool(tool) ? true : `Plan only reads; ${tool.name} waits for Act`),
+    });
+    parsed = parsePlan(repaired.output, context);
+    if (!parsed.ok) {
+      throw new AgencyError(
+        'plan_invalid',
+        `The model did not produce a valid plan after one repair attempt:\n${parsed.problems.map((problem) => `- ${problem}`).join('\n')}`,
+      );
+    }
+  }
+  return writePlan(context, parsed.plan, 'proposed by the model');
+}
+
+/** Writes a new plan version, signs it and journals `plan.proposed`. */
+export async function writePlan(context: LoopContext, plan: Plan, origin: string): Promise<SignedPlan> {
+  return context.step('write-plan', 'files', async (id) => {
+    const { paths, session } = context;
+    const version = session.fold.planVersion + 1;
+    const signature = signPlan(plan);
+    const text = `${JSON.stringify(plan, null, 2)}\n`;
+    await writeFileAtomic(paths.plan(version), text);
+    await writeFileAtomic(paths.planCurrent, text);
+    await writeTodo(paths, plan, false);
+    session.fold.planVersion = version;
+    session.fold.planSig = signature;
+    session.emit({
+      type: 'plan.proposed',
+      step: id,
+      message: `Plan v${version} (${plan.steps.length} steps, tools: ${plan.allowed_tools.join(', ') || 'none'}) ${origin}`,
+      data: {
+        version,
+        path: relativeToRoot(paths, paths.plan(version)),
+        plan_sig: signature,
+        allowed_tools: plan.allowed_tools,
+        origin,
+      },
+    });
+    await appendNote(paths, `plan: v${version} signed ${signature.slice(0, 12)}… (${origin})`);
+    await session.boundary({ plan_sig: signature });
+    return { plan, version, signature, path: relativeToRoot(paths, paths.planCurrent) };
+  });
+}
+
+/** Extracts and validates a plan from model text. */
+export function parsePlan(
+  text: string,
+  context: LoopContext,
+): { ok: true; plan: Plan } | { ok: false; problems: string[] } {
+  const json = extractJson(text);
+  if (json === undefined) return { ok: false, problems: ['the answer is not a JSON object'] };
+  const parsed = planSchema.safeParse({ version: PLAN_VERSION, ...(json as object) });
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map(
+        (issue) => `"${issue.path.map(String).join('.') || '(plan)'}": ${issue.message}`,
+      ),
+    };
+  }
+  const known = new Set(context.tools.names());
+  const problems = parsed.data.allowed_tools
+    .filter((name) => !known.has(name))
+    .map((name) => `"allowed_tools": "${name}" is not an available tool`);
+  for (const step of parsed.data.steps) {
+    for (const tool of step.tools ?? []) {
+      if (!parsed.data.allowed_tools.includes(tool))
+        problems.push(`step "${step.id}" uses "${tool}", which is not in allowed_tools`);
+    }
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, plan: parsed.data };
+}
+
+/** The first JSON object in a model's answer, fenced or not. */
+export function extractJson(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text)?.[1];
+  const candidate = fenced ?? text;
+  const start = candidate.indexOf('{');
+  const end = candidate.lastIndexOf('}');
+  if (start < 0 || end <= start) return undefined;
+  try {
+    const value: unknown = JSON.parse(candidate.slice(start, end + 1));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The non-system messages of an agent step, for a later step to continue the conversation. */
+export type StepMessages = Message[];

@@ -1,0 +1,119 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { sha256Hex } from '../core/canonical-json.ts';
+import type { Plan } from './contracts/plan.ts';
+import { writeFileAtomic } from './fs/atomic-write.ts';
+import type { TaskPaths } from './layout.ts';
+
+/** Appends a dated line to `progress/notes.md`. */
+export async function appendNote(paths: TaskPaths, line: string): Promise<void> {
+  const current = await readFile(paths.notes, 'utf8').catch(() => '# Notes\n');
+  await writeFileAtomic(paths.notes, `${current.replace(/\n*$/, '\n')}- ${line}\n`);
+}
+
+/** Writes `progress/todo.md` from the plan's steps, checked when `done`. */
+export async function writeTodo(paths: TaskPaths, plan: Plan, done: boolean): Promise<void> {
+  const lines = plan.steps.map(
+    (step) => `- [${done ? 'x' : ' '}] ${step.title}${step.tools?.length ? ` (${step.tools.join(', ')})` : ''}`,
+  );
+  await writeFileAtomic(paths.todo, `# To do\n\n${lines.join('\n')}\n`);
+}
+
+/** A citation in `progress/sources.jsonl`. */
+export type SourceRecord = {
+  url: string;
+  status?: number;
+  sha256?: string;
+  title?: string;
+  snippet?: string;
+  step: string;
+};
+
+/**
+ * The sources a step's tool results point at: any successful result carrying a `url` (e.g. `http_fetch`), with its
+ * content hash and the start of its text.
+ */
+export function sourcesFromOutputs(step: string, outputs: readonly unknown[]): SourceRecord[] {
+  const sources: SourceRecord[] = [];
+  for (const output of outputs) {
+    if (typeof output !== 'object' || output === null) continue;
+    const record = output as Record<string, unknown>;
+    const url = typeof record.url === 'string' ? record.url : undefined;
+    if (!url) continue;
+    const body = typeof record.body === 'string' ? record.body : typeof record.text === 'string' ? record.text : '';
+    const hash = typeof record.sha256 === 'string' ? record.sha256 : body ? sha256Hex(body) : undefined;
+    const title =
+      /<title>([^<]{1,200})<\/title>/i.exec(body)?.[1]?.trim() ?? /^#\s+(.{1,200})$/m.exec(body)?.[1]?.trim();
+    sources.push({
+      url,
+      step,
+      ...(typeof record.status === 'number' ? { status: record.status } : {}),
+      ...(hash ? { sha256: hash } : {}),
+      ...(title ? { title } : {}),
+      ...(body ? { snippet: body.replace(/\s+/g, ' ').slice(0, 200) } : {}),
+    });
+  }
+  return sources;
+}
+
+/** Rewrites `progress/sources.jsonl` with `sources` added after the existing ones, without duplicates. */
+export async function addSources(paths: TaskPaths, sources: readonly SourceRecord[]): Promise<number> {
+  const existing = (await readFile(paths.sources, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const seen = new Set(existing.map((line) => (JSON.parse(line) as SourceRecord).url));
+  const added = sources.filter((source) => !seen.has(source.url) && seen.add(source.url));
+  await writeFileAtomic(
+    paths.sources,
+    [...existing, ...added.map((source) => JSON.stringify(source))].join('\n') + '\n',
+  );
+  return added.length;
+}
+
+/** A file the run delivered, under `progress/artifacts/`. */
+export type DeliverableRef = { path: string; kind: string; title: string; mime: string; size: number; sha256: string };
+
+const MIME: Record<string, string> = {
+  md: 'text/markdown',
+  txt: 'text/plain',
+  json: 'application/json',
+  jsonl: 'application/x-ndjson',
+  html: 'text/html',
+  csv: 'text/csv',
+  ts: 'text/typescript',
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  py: 'text/x-python',
+  png: 'image/png',
+  pdf: 'application/pdf',
+};
+const CODE = new Set(['ts', 'js', 'mjs', 'py', 'go', 'rs', 'java', 'sh']);
+
+/** Every file under `progress/artifacts/`, with its size and SHA-256, sorted by path. */
+export async function listDeliverables(paths: TaskPaths): Promise<DeliverableRef[]> {
+  const files: string[] = [];
+  const walk = async (dir: string) => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile() && !entry.name.includes('.tmp-')) files.push(full);
+    }
+  };
+  await walk(paths.artifacts);
+  files.sort();
+  const refs: DeliverableRef[] = [];
+  for (const file of files) {
+    const bytes = await readFile(file);
+    const extension = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
+    refs.push({
+      path: relative(paths.root, file),
+      kind: CODE.has(extension) ? 'code' : extension === 'md' ? 'report' : 'artifact',
+      title: relative(paths.artifacts, file),
+      mime: MIME[extension] ?? 'application/octet-stream',
+      size: (await stat(file)).size,
+      sha256: sha256Hex(bytes),
+    });
+  }
+  return refs;
+}

@@ -1,0 +1,371 @@
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { LLMAgent, type ModelInput } from '../agent/llm-agent.ts';
+import type { Processor } from '../agent/processors.ts';
+import { AgencyError } from '../core/errors.ts';
+import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
+import type { ModelCatalog } from '../core/model-catalog.ts';
+import type { MemoryManager } from '../memory/memory-manager.ts';
+import { defineTool, type Tool } from '../tools/define-tool.ts';
+import { createToolRegistry } from '../tools/tool-registry.ts';
+import type { ApprovalBroker } from './approvals/broker.ts';
+import { createFileBroker } from './approvals/file-broker.ts';
+import type { EventFrame } from './contracts/events.ts';
+import type { StopReason } from './contracts/state.ts';
+import { finalizeRun } from './finalize.ts';
+import { writeFileAtomic } from './fs/atomic-write.ts';
+import { foldJournal } from './journal-fold.ts';
+import { openFileJournal } from './journal/file-journal.ts';
+import type { JournalSyncMode } from './journal/journal.ts';
+import { readJournal } from './journal/read-journal.ts';
+import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
+import { acquireRunLock, type RunLock } from './lock.ts';
+import { createLoopContext, type Loop, type ReplanRequest, StepPause } from './loop.ts';
+import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
+import { planActReflect } from './loops/plan-act-reflect.ts';
+import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
+import { isRunStop } from './run-stop.ts';
+import { createSession, type RunListener, type Session } from './session.ts';
+import { createFileStateStore } from './state-store.ts';
+import { buildPhaseContext } from './task-context.ts';
+import { goalFromBrief, readSpecFile, type TaskSpec, toSpecFile } from './task-spec.ts';
+import type { StepGate } from './tool-gate.ts';
+import { createToolGate } from './tool-gate.ts';
+
+/** Options for {@link createRunner}. */
+export type RunnerOptions = {
+  /** The model; when absent, the spec's `model` string is used. */
+  model?: ModelInput;
+  /** The tools, or a function that builds them for a task folder (e.g. scoped to its `task/` and `progress/`). */
+  tools?: readonly Tool[] | ((paths: TaskPaths) => readonly Tool[]);
+  /** Memory for pinned blocks, phase recall and learnings. */
+  memory?: MemoryManager | ((spec: { taskId: string; userId: string | null }) => MemoryManager);
+  /** Extra processors, e.g. a policy processor; they run after the tool gate. */
+  processors?: readonly Processor[];
+  /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */
+  approvals?: 'file' | 'auto' | ((progressDir: string) => ApprovalBroker);
+  /** Loops a spec can name, besides the two built in. */
+  loops?: readonly Loop[];
+  /** The system prompt of every model call. */
+  persona?: string;
+  /** Output tokens per model call. @default 2048 */
+  maxTokens?: number;
+  catalog?: ModelCatalog;
+  /** Applied to every journal frame before it is written; pass a redactor here. */
+  redact?: (frame: EventFrame) => EventFrame;
+  /** @default 'group' */
+  journalSync?: JournalSyncMode;
+  deps?: { now?: () => number; newId?: IdGenerator };
+};
+
+/** A run that has been started or resumed. */
+export type TaskHandle = { readonly taskId: string; readonly root: string; readonly progressDir: string };
+
+/** The outcome of `stepOnce`. */
+export type StepOnceResult = { done: false; step: string } | { done: true; result: DoTaskResult };
+
+/** Runs governed tasks. */
+export type Runner = {
+  /** Starts a task and runs it to the end. */
+  doTask(root: string, spec?: TaskSpec, options?: { view?: ResultView; signal?: AbortSignal }): Promise<DoTaskResult>;
+  /** Prepares a run: checks the folder, takes the lock, writes `spec.json` and the first state. */
+  startTask(root: string, spec?: TaskSpec, options?: { signal?: AbortSignal }): Promise<TaskHandle>;
+  /** Runs a started or resumed task to the end. */
+  run(handle: TaskHandle, options?: { view?: ResultView }): Promise<DoTaskResult>;
+  /** Runs until one more step completes, then pauses (the lock stays held); call again to go on. */
+  stepOnce(handle: TaskHandle): Promise<StepOnceResult>;
+  /** Asks a run to stop; it ends with `reason` at once if a step is in flight, else at the next boundary. */
+  stop(handle: TaskHandle, reason?: StopReason): void;
+  /** Reopens a run from its folder alone: spec.json, state.json, the journal and the step checkpoints. */
+  resume(root: string, options?: { signal?: AbortSignal }): Promise<TaskHandle>;
+  /** Receives every journaled frame of every run of this runner. */
+  subscribe(listener: RunListener): () => void;
+};
+
+type Live = { session: Session; lock: RunLock; loop: Loop; brief: string; finished?: DoTaskResult };
+
+/**
+ * Creates a runner of governed tasks: Gather → Plan → Act → Verify by default, in a `task/` + `progress/` folder,
+ * with signed plans, file approvals, enforced budgets, a durable journal and resume after a crash.
+ *
+ * @example
+ * const runner = createRunner({ model: 'openai:gpt-4o', tools: (paths) => builtinTools(paths) });
+ * const result = await runner.doTask('./my-task', { approvals: { mode: 'auto' } });
+ */
+export function createRunner(options: RunnerOptions = {}): Runner {
+  const now = options.deps?.now ?? Date.now;
+  const newId = options.deps?.newId ?? createIdGenerator({ now });
+  const listeners = new Set<RunListener>();
+  const live = new Map<TaskHandle, Live>();
+  const loops = new Map<string, Loop>(
+    [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
+  );
+
+  const open = async (
+    paths: TaskPaths,
+    spec: Awaited<ReturnType<typeof readSpecFile>>,
+    frames: EventFrame[],
+    signal: AbortSignal | undefined,
+    lock: RunLock,
+  ): Promise<{ handle: TaskHandle; entry: Live }> => {
+    const loop = loops.get(spec.loop);
+    if (!loop) {
+      throw new AgencyError(
+        'invalid_config',
+        `The spec names loop "${spec.loop}", which this runner does not have; known: ${[...loops.keys()].join(', ')}`,
+      );
+    }
+    const journal = await openFileJournal(paths.events, {
+      sync: options.journalSync ?? 'group',
+      now,
+      newId,
+      ...(options.redact ? { redact: options.redact } : {}),
+    });
+    const fold = foldJournal(frames);
+    const broker =
+      typeof options.approvals === 'function'
+        ? options.approvals(paths.progress)
+        : createFileBroker(paths.progress, { mode: options.approvals ?? spec.approvals.mode, now });
+    const firstStart = frames.find((frame) => frame.type === 'phase.start' || frame.type === 'run.resumed')?.ts;
+    const session = createSession({
+      paths,
+      spec,
+      journal,
+      stateStore: createFileStateStore(paths.progress),
+      broker,
+      fold,
+      loop: { name: loop.name, version: loop.version },
+      startedAt: firstStart ?? spec.created_at,
+      listeners,
+      signal: signal ?? new AbortController().signal,
+      now,
+      newId,
+    });
+    const brief = await readFile(paths.brief, 'utf8');
+    const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };
+    const entry: Live = { session, lock, loop, brief };
+    live.set(handle, entry);
+    return { handle, entry };
+  };
+
+  const execute = async (handle: TaskHandle, stepLimit?: number): Promise<StepOnceResult> => {
+    const entry = live.get(handle);
+    if (!entry)
+      throw new AgencyError(
+        'invalid_argument',
+        'This task handle is not open in this runner; call startTask or resume first',
+      );
+    if (entry.finished) return { done: true, result: entry.finished };
+    const { session } = entry;
+    let lastStep = '';
+    const context = await buildLoopContext(session, entry, options, stepLimit, (id) => {
+      lastStep = id;
+    });
+    const wallTimer = wallClockTimer(session);
+    try {
+      const outcome = await entry.loop.run(context);
+      entry.finished = await finalizeRun(session, entry.loop, { ...outcome, memory: memoryFor(session, options) });
+    } catch (error) {
+      if (error instanceof StepPause) return { done: false, step: lastStep };
+      const reason: StopReason = isRunStop(error) ? error.reason : 'error';
+      entry.finished = await finalizeRun(session, entry.loop, {
+        reason,
+        output: '',
+        error: isRunStop(error) ? undefined : error,
+      });
+    } finally {
+      clearTimeout(wallTimer);
+    }
+    await entry.session.journal.close().catch(() => {});
+    await entry.lock.release();
+    return { done: true, result: entry.finished };
+  };
+
+  return {
+    async doTask(root, spec = {}, { view = 'summary', signal } = {}) {
+      const handle = await this.startTask(root, spec, signal ? { signal } : {});
+      return this.run(handle, { view });
+    },
+    async startTask(root, spec = {}, { signal } = {}) {
+      const paths = await checkTaskFolder(root);
+      if (await stat(paths.spec).catch(() => undefined)) {
+        throw new AgencyError(
+          'task_folder_invalid',
+          `${paths.spec} exists: this task was already started. Continue it with \`agency resume ${root}\`, or delete progress/ to start over.`,
+        );
+      }
+      await ensureProgressDirs(paths);
+      const lock = await acquireRunLock(paths.lock, { now });
+      try {
+        const brief = await readFile(paths.brief, 'utf8');
+        const model = spec.model ?? (typeof options.model === 'string' ? options.model : undefined);
+        const specFile = toSpecFile(
+          { ...spec, ...(model ? { model } : {}) },
+          { taskId: newId('task'), goal: goalFromBrief(brief), now: now() },
+        );
+        await writeFileAtomic(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
+        const { handle, entry } = await open(paths, specFile, [], signal, lock);
+        await entry.session.boundary({ phase: 'init', status: 'running' });
+        return handle;
+      } catch (error) {
+        await lock.release();
+        throw error;
+      }
+    },
+    run: async (handle, { view = 'summary' } = {}) => {
+      const outcome = await execute(handle);
+      if (!outcome.done) throw new AgencyError('internal', 'run() paused unexpectedly');
+      return viewResult(outcome.result, view);
+    },
+    stepOnce: (handle) => execute(handle, 1),
+    stop(handle, reason = 'stopped') {
+      live.get(handle)?.session.requestStop(reason);
+    },
+    async resume(root, { signal } = {}) {
+      const paths = await checkTaskFolder(root);
+      const lock = await acquireRunLock(paths.lock, { now });
+      try {
+        const spec = await readSpecFile(paths.spec);
+        await createFileStateStore(paths.progress).read();
+        const { frames, torn } = await readJournal(paths.events, { repair: true });
+        const { handle, entry } = await open(paths, spec, frames, signal, lock);
+        if (entry.session.fold.finishReason) {
+          throw new AgencyError(
+            'task_folder_invalid',
+            `This run already finished (${entry.session.fold.finishReason}); there is nothing to resume`,
+          );
+        }
+        entry.session.emit({
+          type: 'run.resumed',
+          message: `Resumed after seq ${entry.session.fold.lastSeq}${torn ? ` (a torn final line of ${torn.bytes} bytes was repaired)` : ''}`,
+          data: {
+            from_seq: entry.session.fold.lastSeq,
+            ...(torn ? { torn_line: torn.line, torn_bytes: torn.bytes } : {}),
+          },
+        });
+        if (lock.takenOver) entry.session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
+        await entry.session.boundary({ status: 'running' });
+        return handle;
+      } catch (error) {
+        await lock.release();
+        throw error;
+      }
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+async function buildLoopContext(
+  session: Session,
+  entry: Live,
+  options: RunnerOptions,
+  stepLimit: number | undefined,
+  onStepDone: (id: string) => void,
+) {
+  let replan: ReplanRequest | undefined;
+  let gate: StepGate | undefined;
+  const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
+  const limit = session.spec.budgets.step_tool_timeout_ms;
+  // The per-tool budget caps every tool's own timeout.
+  const capped =
+    limit === null
+      ? userTools
+      : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
+  const tools = createToolRegistry([...capped, requestReplanTool((request) => (replan = request))]);
+  const model = options.model ?? session.spec.model;
+  if (model === undefined || model === null) {
+    throw new AgencyError(
+      'invalid_config',
+      'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
+    );
+  }
+  const memory = memoryFor(session, options);
+  const maxTokens = options.maxTokens ?? 2048;
+  const agent = new LLMAgent({
+    name: 'governed-task',
+    model,
+    prompt: options.persona ?? DEFAULT_PERSONA,
+    tools: tools.list(),
+    processors: [createToolGate(session, tools, () => gate), ...(options.processors ?? [])],
+    maxTokens,
+    maxIterations: 12,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
+    ...(memory
+      ? {
+          memory: async () => {
+            const pinned = await memory.buildPinned();
+            return pinned.text ? [{ role: 'system' as const, content: `# Pinned memory\n\n${pinned.text}` }] : [];
+          },
+        }
+      : {}),
+  });
+  const modelId =
+    typeof model === 'string' ? model.slice(model.indexOf(':') + 1) : 'modelId' in model ? model.modelId : '';
+  return createLoopContext({
+    session,
+    agent,
+    setGate: (next) => {
+      gate = next;
+    },
+    modelId,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
+    maxOutputTokens: maxTokens,
+    goal: session.spec.goal,
+    brief: entry.brief,
+    tools,
+    contextFor: (phase) =>
+      buildPhaseContext({ paths: session.paths, brief: entry.brief, ...(memory ? { memory } : {}) }, phase),
+    takeReplanRequest: () => {
+      const taken = replan;
+      replan = undefined;
+      return taken;
+    },
+    ...(stepLimit === undefined ? {} : { stepLimit }),
+    onStepDone,
+  });
+}
+
+function memoryFor(session: Session, options: RunnerOptions): MemoryManager | undefined {
+  if (!options.memory) return undefined;
+  return typeof options.memory === 'function'
+    ? options.memory({ taskId: session.spec.task_id, userId: session.spec.user_id })
+    : options.memory;
+}
+
+/** The tool the model calls during Act to ask for tools the approved plan does not allow. */
+function requestReplanTool(onRequest: (request: ReplanRequest) => void): Tool {
+  return defineTool({
+    name: 'request_replan',
+    description:
+      'Ask to add tools to the approved plan when the work needs a tool it does not allow. Acting stops; a new plan ' +
+      'version is written and, if policy requires, approved before work continues.',
+    input: z.object({ tools: z.array(z.string().min(1)).min(1), reason: z.string().min(1) }),
+    effects: 'write',
+    idempotent: true,
+    execute: ({ tools, reason }) => {
+      onRequest({ addTools: tools, reason });
+      return `Re-planning requested to add ${tools.join(', ')}.`;
+    },
+  });
+}
+
+function wallClockTimer(session: Session): ReturnType<typeof setTimeout> | undefined {
+  const remaining = session.budgets.remaining().wall_clock_ms;
+  if (remaining === null) return undefined;
+  const timer = setTimeout(() => session.requestStop('budget.wall_clock'), Math.max(0, remaining));
+  timer.unref();
+  return timer;
+}
+
+function viewResult(result: DoTaskResult, view: ResultView): DoTaskResult {
+  return viewOf(result, view);
+}
+
+/** The default system prompt of governed runs. It never changes between steps, so providers can cache it. */
+export const DEFAULT_PERSONA =
+  'You are a careful, governed agent working on a task in a folder. Inputs are under task/ (read-only); your ' +
+  'working area is progress/, and files you produce go under progress/artifacts/. Each request tells you the ' +
+  'current phase and what it allows. Use tools for facts; never invent file contents or results. Be concise.';

@@ -1,0 +1,167 @@
+import { stat } from 'node:fs/promises';
+import { errorMessage } from '../core/errors.ts';
+import type { IdGenerator } from '../core/ids.ts';
+import { type BudgetTracker, createBudgetTracker, usageToJson } from './budgets.ts';
+import type { EventFrame, EventInput } from './contracts/events.ts';
+import type { SpecFile } from './contracts/spec.ts';
+import { STATE_VERSION, type StateFile, type StopReason } from './contracts/state.ts';
+import type { ApprovalBroker } from './approvals/broker.ts';
+import type { JournalFold } from './journal-fold.ts';
+import type { Journal } from './journal/journal.ts';
+import type { TaskPaths } from './layout.ts';
+import { runStop } from './run-stop.ts';
+import type { StateStore } from './state-store.ts';
+
+/** Receives every journaled frame of a run, as it is appended. */
+export type RunListener = (frame: EventFrame) => void;
+
+/** The live parts of one run: its folder, contracts, journal, state and budgets. */
+export type Session = {
+  readonly paths: TaskPaths;
+  readonly spec: SpecFile;
+  readonly journal: Journal;
+  readonly broker: ApprovalBroker;
+  readonly budgets: BudgetTracker;
+  readonly state: StateFile;
+  readonly signal: AbortSignal;
+  readonly now: () => number;
+  readonly newId: IdGenerator;
+  /** Steps completed in an earlier process, and steps started but not finished. */
+  readonly fold: JournalFold;
+  /** Appends a frame to the journal and tells the listeners. */
+  emit(event: EventInput): EventFrame;
+  /** A step boundary: makes the journal durable, then replaces `state.json`. */
+  boundary(
+    changes?: Partial<Pick<StateFile, 'phase' | 'status' | 'last_step_id' | 'plan_sig' | 'approved_plan_sig'>>,
+  ): Promise<void>;
+  /** Throws a RunStop if a stop was asked for (STOP file, `stop()`, the wall clock). */
+  checkStop(): Promise<void>;
+  /** Asks the run to stop: at once if a step is in flight, else at the next boundary. */
+  requestStop(reason: StopReason): void;
+  /** The reason a stop was asked for, if one was. */
+  readonly stopReason: StopReason | undefined;
+  /** Counts a completed step. */
+  stepDone(id: string): void;
+  noteVerifyAttempt(attempt: number): void;
+  warn(message: string): void;
+  readonly warnings: string[];
+};
+
+/** What {@link createSession} needs. */
+export type SessionParts = {
+  paths: TaskPaths;
+  spec: SpecFile;
+  journal: Journal;
+  stateStore: StateStore;
+  broker: ApprovalBroker;
+  fold: JournalFold;
+  loop: { name: string; version: string };
+  startedAt: string;
+  listeners: Set<RunListener>;
+  signal: AbortSignal;
+  now: () => number;
+  newId: IdGenerator;
+};
+
+/** Wires a run's parts together. */
+export function createSession(parts: SessionParts): Session {
+  const { paths, spec, journal, stateStore, fold, listeners, now } = parts;
+  const budgets = createBudgetTracker(
+    spec.budgets,
+    {
+      usage: fold.usage,
+      steps: fold.modelCalls,
+      consecutiveToolSteps: fold.consecutiveToolSteps,
+      elapsedMs: fold.elapsedMs,
+    },
+    now,
+  );
+  const state: StateFile = {
+    version: STATE_VERSION,
+    task_id: spec.task_id,
+    loop: parts.loop,
+    phase: fold.phase,
+    status: 'running',
+    plan_sig: fold.planSig,
+    approved_plan_sig: fold.approvedPlanSig,
+    last_step_id: null,
+    last_seq: fold.lastSeq,
+    steps_done: fold.finishedSteps.size,
+    verify_attempts: fold.verifyAttempts,
+    budgets: { limits: spec.budgets, remaining: budgets.remaining() },
+    usage: usageToJson(budgets.usage),
+    finish_reason: null,
+    started_at: parts.startedAt,
+    updated_at: new Date(now()).toISOString(),
+  };
+  let stopReason: StopReason | undefined;
+  const warnings: string[] = [];
+  const stopping = new AbortController();
+  const signal = AbortSignal.any([parts.signal, stopping.signal]);
+
+  const session: Session = {
+    paths,
+    spec,
+    journal,
+    broker: parts.broker,
+    budgets,
+    state,
+    signal,
+    now,
+    newId: parts.newId,
+    fold,
+    warnings,
+    emit(event) {
+      const frame = journal.append(event);
+      for (const listener of listeners) {
+        try {
+          listener(frame);
+        } catch {
+          // A listener's failure must not break the run or the journal.
+        }
+      }
+      return frame;
+    },
+    async boundary(changes = {}) {
+      await journal.flush();
+      Object.assign(state, changes);
+      state.last_seq = journal.durableSeq;
+      state.usage = usageToJson(budgets.usage);
+      state.budgets = { limits: spec.budgets, remaining: budgets.remaining() };
+      state.updated_at = new Date(now()).toISOString();
+      await stateStore.write(state);
+    },
+    get stopReason() {
+      return stopReason;
+    },
+    async checkStop() {
+      if (stopReason) throw runStop(stopReason);
+      if (parts.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
+      if (await stat(paths.stop).catch(() => undefined))
+        throw runStop('stopped', `${paths.stop} exists: the run stops here`);
+      const wall = budgets.checkWallClock();
+      if (wall) throw runStop(wall, `The wall-clock budget of ${spec.budgets.max_wall_clock_ms} ms is spent`);
+    },
+    requestStop(reason) {
+      if (stopReason) return;
+      stopReason = reason;
+      stopping.abort(runStop(reason));
+    },
+    stepDone() {
+      state.steps_done++;
+    },
+    noteVerifyAttempt(attempt) {
+      state.verify_attempts = Math.max(state.verify_attempts, attempt);
+    },
+    warn(message) {
+      warnings.push(message);
+      session.emit({ type: 'warning', message });
+    },
+  };
+  return session;
+}
+
+/** A message for an unexpected failure, for the journal's `error` frame. */
+export function failureMessage(error: unknown): string {
+  return errorMessage(error);
+}

@@ -1,0 +1,154 @@
+import { readFile } from 'node:fs/promises';
+import { AgencyError } from '../core/errors.ts';
+import type { Message } from '../core/messages.ts';
+import { HISTORY_POLICIES, SPEC_VERSION, type SpecFile, specSchema } from './contracts/spec.ts';
+import type { BudgetLimits } from './contracts/state.ts';
+
+/** Budgets a run is held to. Every one is enforced; unset ones are unlimited. */
+export type Budgets = {
+  maxWallClockMs?: number;
+  /** Model calls. */
+  maxSteps?: number;
+  /** Model calls in a row that each asked for tools. */
+  maxConsecutiveToolSteps?: number;
+  /** Timeout of each tool call. */
+  stepToolTimeoutMs?: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
+  /** Share (0–0.9) of the token, cost, step and time budgets held back for Verify. @default 0 */
+  verifyReserve?: number;
+};
+
+/** Approval policy for a run. */
+export type ApprovalPolicy = {
+  /** `auto` approves everything but still writes request and decision files. @default 'file' */
+  mode?: 'file' | 'auto';
+  /** @default true */
+  requirePlan?: boolean;
+  /** Tools whose every call needs approval. @default [] */
+  requireTools?: string[];
+  /** How long a request waits before it expires. @default 86400000 (24 h) */
+  expiresInMs?: number;
+};
+
+/** What a governed run is asked to do. */
+export type TaskSpec = {
+  /** @default the first heading's text, or the first paragraph, of `task/brief.md` */
+  goal?: string;
+  userId?: string;
+  /** Recorded in spec.json so `resume` can rebuild the model; a model object passed to the runner wins. */
+  model?: string;
+  /** @default 'gather-plan-act-verify' */
+  loop?: string;
+  budgets?: Budgets;
+  approvals?: ApprovalPolicy;
+  history?: { policy?: (typeof HISTORY_POLICIES)[number]; lastN?: number; summaryMaxTokens?: number };
+  seedMessages?: Message[];
+  /** Allow one refine-and-retry when Verify fails and budget remains. @default true */
+  refineOnVerifyFail?: boolean;
+};
+
+/** Turns a TaskSpec into the `spec.json` contract, filling defaults. */
+export function toSpecFile(
+  spec: TaskSpec,
+  { taskId, goal, now }: { taskId: string; goal: string; now: number },
+): SpecFile {
+  const budgets = spec.budgets ?? {};
+  const approvals = spec.approvals ?? {};
+  return {
+    version: SPEC_VERSION,
+    task_id: taskId,
+    goal: spec.goal ?? goal,
+    user_id: spec.userId ?? null,
+    model: spec.model ?? null,
+    loop: spec.loop ?? 'gather-plan-act-verify',
+    budgets: toBudgetLimits(budgets),
+    approvals: {
+      mode: approvals.mode ?? 'file',
+      require_plan: approvals.requirePlan ?? true,
+      require_tools: approvals.requireTools ?? [],
+      expires_in_ms: approvals.expiresInMs ?? 24 * 3_600_000,
+    },
+    history: {
+      policy: spec.history?.policy ?? 'seedOnly',
+      last_n: spec.history?.lastN ?? 6,
+      summary_max_tokens: spec.history?.summaryMaxTokens ?? 400,
+    },
+    refine_on_verify_fail: spec.refineOnVerifyFail ?? true,
+    created_at: new Date(now).toISOString(),
+  };
+}
+
+/** Budget limits as written to disk. */
+export function toBudgetLimits(budgets: Budgets): BudgetLimits {
+  return {
+    max_wall_clock_ms: budgets.maxWallClockMs ?? null,
+    max_steps: budgets.maxSteps ?? null,
+    max_consecutive_tool_steps: budgets.maxConsecutiveToolSteps ?? null,
+    step_tool_timeout_ms: budgets.stepToolTimeoutMs ?? null,
+    max_tokens: budgets.maxTokens ?? null,
+    max_cost_usd: budgets.maxCostUsd ?? null,
+    verify_reserve: budgets.verifyReserve ?? 0,
+  };
+}
+
+/**
+ * Reads and validates `progress/spec.json`.
+ * @throws AgencyError `state_corrupt` naming the file and each bad field.
+ */
+export async function readSpecFile(path: string): Promise<SpecFile> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (cause) {
+    throw new AgencyError(
+      'state_corrupt',
+      `${path} is missing: this run was never started here, so there is nothing to resume`,
+      {
+        cause,
+      },
+    );
+  }
+  return parseContractFile(path, raw, specSchema);
+}
+
+/** Parses a JSON contract file, with an error naming the file and every bad field. */
+export function parseContractFile<T>(
+  path: string,
+  raw: string,
+  schema: {
+    safeParse(
+      value: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (cause) {
+    throw new AgencyError('state_corrupt', `${path} is not valid JSON (${(cause as Error).message})`, {
+      cause,
+      details: { file: path },
+    });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (issue) => `"${issue.path.map(String).join('.') || '(file)'}" ${issue.message}`,
+    );
+    throw new AgencyError('state_corrupt', `${path}: ${issues.join('; ')}`, { details: { file: path } });
+  }
+  return parsed.data;
+}
+
+/** The goal of a brief: its first heading's text or first paragraph, trimmed to one line. */
+export function goalFromBrief(brief: string): string {
+  const lines = brief.split('\n').map((line) => line.trim());
+  const body = lines.filter((line) => line !== '' && !line.startsWith('#'));
+  const first = body[0] ?? lines.find((line) => line.startsWith('#'))?.replace(/^#+\s*/, '') ?? '';
+  if (first === '')
+    throw new AgencyError('task_folder_invalid', 'task/brief.md is empty: write the goal of the task in it');
+  return first.length > 500 ? `${first.slice(0, 497)}…` : first;
+}

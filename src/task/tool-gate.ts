@@ -1,0 +1,179 @@
+import type { PresetToolResult, Processor } from '../agent/processors.ts';
+import { canonicalDigest } from '../core/canonical-json.ts';
+import type { Message, ToolCallPart } from '../core/messages.ts';
+import type { Tool } from '../tools/define-tool.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
+import { askApproval } from './approval-flow.ts';
+import type { Session } from './session.ts';
+
+/** What one agent step allows, and how its calls are recorded. */
+export type StepGate = {
+  step: string;
+  phase: string;
+  /** True when the tool may run in this step, or the reason it may not. */
+  allow(tool: Tool): true | string;
+  /** Checks the approved plan before each call in Act; returns the reason to refuse, if any. */
+  checkPlan?(): Promise<string | undefined>;
+  planSig: string | null;
+  /** Called before each model call with the history, so budgets can refuse it. */
+  beforeModelCall?(messages: readonly Message[]): void;
+  /** After a tool call: a reason to end the step now (e.g. the model asked to re-plan), or undefined. */
+  haltAfterTool?(call: ToolCallPart): string | undefined;
+};
+
+/**
+ * The processor every governed agent step runs through. Before a tool call it: reuses a result journaled before a
+ * crash; asks approval to re-run a non-idempotent call whose result was lost; blocks tools the step does not allow
+ * (journaled as `tool.blocked`); refuses every call once the plan was edited after approval; asks approval for tools
+ * the spec lists in `require_tools`; and journals `tool.call`, durably before any side effect. After it, it journals
+ * `tool.result`.
+ */
+export function createToolGate(
+  session: Session,
+  registry: ToolRegistry,
+  current: () => StepGate | undefined,
+): Processor {
+  // Calls answered from the journal already have their tool.result there.
+  const recoveredIds = new Set<string>();
+  return {
+    name: 'governed-tool-gate',
+    pre: ({ messages }) => {
+      current()?.beforeModelCall?.(messages);
+      return undefined;
+    },
+    preTool: async ({ call }) => {
+      const gate = current();
+      if (!gate) return undefined;
+      const tool = registry.get(call.toolName);
+      const recovered = await recover(session, gate, call, tool);
+      if (recovered && 'result' in recovered) recoveredIds.add(call.toolCallId);
+      if (recovered) return recovered;
+      if (!tool) return undefined; // runToolCall answers unknown tools itself.
+      const allowed = gate.allow(tool);
+      if (allowed !== true) return block(session, gate, call, allowed);
+      const planProblem = await gate.checkPlan?.();
+      if (planProblem) return block(session, gate, call, planProblem);
+      const argsDigest = canonicalDigest(call.input ?? null);
+      if (session.spec.approvals.require_tools.includes(tool.name)) {
+        const outcome = await askApproval(session, gate.step, {
+          type: 'tool',
+          toolName: tool.name,
+          toolArgs: call.input,
+          argsDigest,
+          toolCallId: call.toolCallId,
+          planSig: gate.planSig,
+          rationale: `The spec requires approval for every ${tool.name} call`,
+        });
+        if (outcome.decision !== 'approved') {
+          return block(
+            session,
+            gate,
+            call,
+            `${outcome.decision} by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`,
+          );
+        }
+      }
+      await journalCall(session, gate, call, tool, argsDigest);
+      return undefined;
+    },
+    postTool: ({ call, outcome }) => {
+      const gate = current();
+      if (!gate) return undefined;
+      if (outcome.error?.code === 'policy_denied' || recoveredIds.delete(call.toolCallId)) {
+        const halt = gate.haltAfterTool?.(call);
+        return halt === undefined ? undefined : { halt };
+      }
+      session.emit({
+        type: 'tool.result',
+        step: gate.step,
+        step_kind: gate.phase,
+        message: `${call.toolName} ${outcome.ok ? 'ok' : `failed: ${outcome.error?.code}`}`,
+        data: {
+          tool_call_id: call.toolCallId,
+          tool: call.toolName,
+          ok: outcome.ok,
+          model_output: outcome.modelOutput,
+          duration_ms: Math.round(outcome.durationMs * 1000) / 1000,
+        },
+        ...(outcome.error ? { error: outcome.error } : {}),
+      });
+      const halt = gate.haltAfterTool?.(call);
+      return halt === undefined ? undefined : { halt };
+    },
+  };
+}
+
+async function journalCall(
+  session: Session,
+  gate: StepGate,
+  call: ToolCallPart,
+  tool: Tool,
+  argsDigest: string,
+): Promise<void> {
+  session.emit({
+    type: 'tool.call',
+    step: gate.step,
+    step_kind: gate.phase,
+    message: `${tool.name}(${preview(call.input)})`,
+    data: {
+      tool_call_id: call.toolCallId,
+      tool: tool.name,
+      args: call.input,
+      args_digest: argsDigest,
+      effects: tool.effects,
+      idempotent: tool.idempotent,
+    },
+  });
+  // A side effect may only happen once the journal says it was about to.
+  if (tool.effects !== 'read') await session.journal.flush();
+}
+
+async function recover(
+  session: Session,
+  gate: StepGate,
+  call: ToolCallPart,
+  tool: Tool | undefined,
+): Promise<{ result: PresetToolResult } | { block: string } | undefined> {
+  const journaled = session.fold.toolCalls.get(call.toolCallId);
+  if (!journaled || journaled.step !== gate.step) return undefined;
+  if (journaled.result) {
+    const { ok, modelOutput, output, error } = journaled.result;
+    return {
+      result: {
+        ok,
+        output,
+        modelOutput: modelOutput as PresetToolResult['modelOutput'],
+        ...(error ? { error: error as PresetToolResult['error'] & object } : {}),
+      },
+    };
+  }
+  session.fold.toolCalls.delete(call.toolCallId);
+  if (journaled.idempotent || tool?.idempotent) return undefined;
+  const outcome = await askApproval(session, gate.step, {
+    type: 'tool',
+    toolName: call.toolName,
+    toolArgs: call.input,
+    argsDigest: journaled.argsDigest,
+    toolCallId: call.toolCallId,
+    planSig: gate.planSig,
+    rationale: 'uncertain_after_crash',
+  });
+  if (outcome.decision === 'approved') return undefined;
+  return block(session, gate, call, `not re-run after a crash: ${outcome.decision} by ${outcome.decidedBy}`);
+}
+
+function block(session: Session, gate: StepGate, call: ToolCallPart, reason: string): { block: string } {
+  session.emit({
+    type: 'tool.blocked',
+    step: gate.step,
+    step_kind: gate.phase,
+    message: `${call.toolName} blocked: ${reason}`,
+    data: { tool_call_id: call.toolCallId, tool: call.toolName, reason },
+  });
+  return { block: reason };
+}
+
+function preview(input: unknown): string {
+  const text = JSON.stringify(input ?? null);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
