@@ -20,6 +20,7 @@ export const STOP_REASONS = [
   'budget.cost',
   'approval.denied',
   'approval.expired',
+  'verify.failed',
   'stopped',
   'cancelled',
   'no_more_tools',
