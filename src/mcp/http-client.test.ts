@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { runToolCall } from '../tools/run-tool-call.ts';
 import { connectMcp, type McpConnection, type McpStatus } from './connect-mcp.ts';
-import { type AgencyMcpServer, createMcpServer } from './mcp-server.ts';
+import { createMcpServer } from './mcp-server.ts';
 
 const add = defineTool({
   name: 'add',
