@@ -9,7 +9,7 @@ import { sleep as defaultSleep } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import { attemptSignal, isPreamble, raceAbort, resumeStream } from './attempt.ts';
-import { capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
+import { capabilitiesOf, capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
 import { type ModelErrorClass, toModelError } from './classify-error.ts';
 
 /** A model request: the AI SDK call options without the abort signal, which the caller manages. */
@@ -97,13 +97,22 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
   };
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
+  let servesAnything: LanguageModelV4[] | undefined;
+
+  // What a request needs is found by walking its whole prompt, which grows with every step of a run. A chain whose
+  // models declare no limits (custom and replayed models have no catalog row) can serve any request, so the walk is
+  // skipped for it. Models' ids are fixed, so the chain is checked once.
+  function modelsFor(request: ModelRequest): LanguageModelV4[] {
+    servesAnything ??= unlimitedModels(chain, options.catalog);
+    return servesAnything.length > 0 ? servesAnything : capableModels(chain, needsOf(request), options.catalog);
+  }
 
   async function run<T>(
     request: ModelRequest,
     call: CallOptions,
     once: (model: LanguageModelV4, signal: AbortSignal, release: () => void) => Promise<T>,
   ): Promise<T & CallOutcome> {
-    const models = capableModels(chain, needsOf(request), options.catalog);
+    const models = modelsFor(request);
     const retries: RetryEvent[] = [];
     let attempts = 0;
     let lastError: AgencyError | undefined;
@@ -183,6 +192,19 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
         };
       }),
   };
+}
+
+/** The chain's models when none of them declares a capability it could lack; otherwise none. */
+function unlimitedModels(chain: ModelChain, catalog: ModelCatalog | undefined): LanguageModelV4[] {
+  const entries = Array.isArray(chain) ? chain : [chain as LanguageModelV4];
+  const models: LanguageModelV4[] = [];
+  for (const entry of entries) {
+    const { model, capabilities } = capabilitiesOf(entry, catalog);
+    const { tools, images, contextTokens } = capabilities;
+    if (tools === false || images === false || contextTokens !== undefined) return [];
+    models.push(model);
+  }
+  return models;
 }
 
 function errorClassOf(error: AgencyError): ModelErrorClass {
