@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LLMAgent } from '../agent/llm-agent.ts';
+import type { Processor } from '../agent/processors.ts';
+import type { ToolMessage } from '../core/messages.ts';
+import { ScriptedModel } from '../testing/scripted-model.ts';
+import { connectMcp, type McpConnection } from './connect-mcp.ts';
+
+const FILESYSTEM = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url),
+);
+
+let root: string;
+let filesystem: McpConnection;
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), 'agency-mcp-fs-')));
+  await writeFile(join(root, 'notes.txt'), 'hello from disk');
+  filesystem = await connectMcp({
+    name: 'filesystem',
+    transport: { type: 'stdio', command: process.execPath, args: [FILESYSTEM, root] },
+    overrides: {
+      read_text_file: { effects: 'read' },
+      read_file: { effects: 'read' },
+      list_directory: { effects: 'read' },
+      write_file: { effects: 'write' },
+      edit_file: { effects: 'write' },
+    },
+  });
+});
+
+afterAll(async () => {
+  await filesystem?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/**
+ * Denies tools that write: those declared `write`, and any whose name says it writes. A stand-in for the policy
+ * engine's denylist, which `src/policy` did not yet export when this was written.
+ */
+function denyWrites(connection: McpConnection): Processor {
+  return {
+    name: 'deny-writes',
+    preTool({ call }) {
+      const tool = connection.tools().find((candidate) => candidate.name === call.toolName);
+      if (tool?.effects === 'write' || /write|edit|move|create/.test(call.toolName)) {
+        return { block: 'policy denies file writes' };
+      }
+      return undefined;
+    },
+  };
+}
+
+function script(path: string) {
+  return new ScriptedModel([
+    {
+      toolCalls: [
+        { id: 'w', name: 'filesystem__write_file', input: { path, content: 'should never land' } },
+        { id: 'r', name: 'filesystem__read_text_file', input: { path: join(root, 'notes.txt') } },
+      ],
+    },
+    'Read the notes; writing was refused.',
+  ]);
+}
+
+describe('server-filesystem under a policy that denies writes', () => {
+  it('exposes the write and read tools under the server name, with the effects given', () => {
+    const effects = Object.fromEntries(filesystem.tools().map((tool) => [tool.name, tool.effects]));
+    expect(effects).toMatchObject({
+      filesystem__write_file: 'write',
+      filesystem__read_text_file: 'read',
+      filesystem__read_file: 'read',
+      filesystem__move_file: 'exec',
+    });
+  });
+
+  it('blocks the write (the file never appears) and lets the read through', async () => {
+    const target = join(root, 'pwned.txt');
+    const model = script(target);
+    const agent = new LLMAgent({ name: 'fs', model, tools: filesystem.tools(), processors: [denyWrites(filesystem)] });
+    const result = await agent.execute({ input: 'Write pwned.txt, then read notes.txt' });
+
+    expect(result).toMatchObject({ success: true, output: 'Read the notes; writing was refused.' });
+    expect(existsSync(target)).toBe(false);
+    expect(result.steps.map((step) => [step.name, step.error?.code ?? 'ok'])).toEqual([
+      ['filesystem__write_file', 'policy_denied'],
+      ['filesystem__read_text_file', 'ok'],
+    ]);
+    const results = (model.calls[1]?.options.prompt ?? [])
+      .filter((message): message is ToolMessage => message.role === 'tool')
+      .flatMap((message) => message.content);
+    expect(results).toEqual([
+      expect.objectContaining({
+        toolCallId: 'w',
+        output: { type: 'error-text', value: expect.stringContaining('policy denies file writes') },
+      }),
+      expect.objectContaining({ toolCallId: 'r', output: { type: 'json', value: { content: 'hello from disk' } } }),
+    ]);
+  });
+
+  it('control: without the policy the same script does write the file', async () => {
+    const target = join(root, 'allowed.txt');
+    const agent = new LLMAgent({ name: 'fs', model: script(target), tools: filesystem.tools() });
+    const result = await agent.execute({ input: 'Write allowed.txt, then read notes.txt' });
+    expect(result.steps.map((step) => step.error?.code ?? 'ok')).toEqual(['ok', 'ok']);
+    expect(await readFile(target, 'utf8')).toBe('should never land');
+  });
+
+  it('leaves paths outside the root to the server, which refuses them as an error result', async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'filesystem__read_text_file', input: { path: '/etc/passwd' } }] },
+      'Refused.',
+    ]);
+    const result = await new LLMAgent({ name: 'fs', model, tools: filesystem.tools() }).execute({ input: 'Read' });
+    expect(result.steps[0]?.error).toMatchObject({
+      code: 'tool_failed',
+      message: expect.stringContaining('outside allowed directories'),
+    });
+  });
+});
