@@ -223,6 +223,12 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     },
     async resume(root, { signal } = {}) {
       const paths = await checkTaskFolder(root);
+      if (!(await stat(paths.spec).catch(() => undefined))) {
+        throw new AgencyError(
+          'task_folder_invalid',
+          `${paths.spec} is missing: this task was never started, so there is nothing to resume. Start it with \`agency run ${root}\`.`,
+        );
+      }
       const lock = await acquireRunLock(paths.lock, { now });
       try {
         const spec = await readSpecFile(paths.spec);

@@ -1,0 +1,225 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { EventFrame } from '../../src/task/contracts/events.ts';
+import { stateSchema } from '../../src/task/contracts/state.ts';
+import { foldJournal } from '../../src/task/journal-fold.ts';
+import { readJournal } from '../../src/task/journal/read-journal.ts';
+import { createRunner } from '../../src/task/runner.ts';
+import { ScriptedModel } from '../../src/testing/scripted-model.ts';
+import { fixtureTools, makeTaskFolder, phaseModel } from '../support/governed-fixture.ts';
+
+const run = promisify(execFile);
+const child = join(import.meta.dirname, '../support/governed-child.ts');
+
+async function frames(root: string): Promise<EventFrame[]> {
+  return (await readJournal(join(root, 'progress', 'events.ndjson'))).frames;
+}
+
+// A model that never stops asking for tools: every budget must catch it.
+const runaway = () =>
+  new ScriptedModel(
+    (options) => {
+      const text = JSON.stringify(options.prompt.at(-1));
+      if (text.includes('Phase: PLAN') || text.includes('allowed_tools')) {
+        return JSON.stringify({
+          goal: 'loop',
+          steps: [{ id: 's', title: 't' }],
+          allowed_tools: ['read_input'],
+          acceptance: [{ id: 'a', criterion: 'c' }],
+        });
+      }
+      return {
+        toolCalls: [{ name: 'read_input', input: { name: 'input.txt' } }],
+        usage: { inputTokens: 1_000, outputTokens: 100 },
+      };
+    },
+    { modelId: 'gpt-4o-mini' },
+  );
+
+describe('budgets stop a runaway model with the right reason', () => {
+  it.each([
+    [{ maxSteps: 5 }, 'budget.steps'],
+    [{ maxConsecutiveToolSteps: 3 }, 'budget.consecutive_tool_steps'],
+    [{ maxTokens: 4_000 }, 'budget.tokens'],
+    [{ maxCostUsd: 0.0005 }, 'budget.cost'],
+    [{ maxWallClockMs: 150 }, 'budget.wall_clock'],
+  ] as const)('%j stops with %s', async (budgets, reason) => {
+    const root = await makeTaskFolder();
+    const model = runaway();
+    if ('maxWallClockMs' in budgets) {
+      const original = model.doGenerate.bind(model);
+      model.doGenerate = async (options) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return original(options);
+      };
+    }
+    const result = await createRunner({ model, tools: (paths) => fixtureTools(paths), approvals: 'auto' }).doTask(
+      root,
+      { budgets },
+    );
+    expect(result.finishReason).toBe(reason);
+    const journal = await frames(root);
+    expect(journal.filter((frame) => frame.type === 'budget.hit').length).toBeLessThanOrEqual(1);
+    const calls = journal.filter((frame) => frame.type === 'usage.delta').length;
+    if ('maxSteps' in budgets) expect(calls).toBe(5);
+    if ('maxConsecutiveToolSteps' in budgets) expect(calls).toBe(3);
+    // Overspend is at most the one call in flight: 1,100 tokens, $0.00021 at gpt-4o-mini prices.
+    if ('maxTokens' in budgets) expect(result.usage.totalTokens).toBeLessThanOrEqual(4_000 + 1_100);
+    if ('maxCostUsd' in budgets) expect(result.usage.costUsd).toBeLessThanOrEqual(0.0005 + 0.00021);
+    expect(journal.at(-1)).toMatchObject({ type: 'finish', data: { reason }, budgets_remaining: expect.any(Object) });
+    const state = stateSchema.parse(JSON.parse(await readFile(join(root, 'progress', 'state.json'), 'utf8')));
+    expect(state).toMatchObject({ status: 'stopped', finish_reason: reason });
+  });
+
+  it('holds back a share of the budget for Verify', async () => {
+    const root = await makeTaskFolder();
+    const result = await createRunner({
+      model: runaway(),
+      tools: (paths) => fixtureTools(paths),
+      approvals: 'auto',
+    }).doTask(root, {
+      budgets: { maxSteps: 10, verifyReserve: 0.5 },
+    });
+    expect(result.finishReason).toBe('budget.steps');
+    expect((await frames(root)).filter((frame) => frame.type === 'usage.delta')).toHaveLength(5);
+  });
+});
+
+describe('stopping a run', () => {
+  it('stops at the next boundary when progress/STOP appears', async () => {
+    const root = await makeTaskFolder();
+    const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    runner.subscribe((frame) => {
+      if (frame.type === 'plan.proposed') void writeFile(join(root, 'progress', 'STOP'), '');
+    });
+    const result = await runner.doTask(root);
+    expect(result.finishReason).toBe('stopped');
+    expect((await frames(root)).some((frame) => frame.type === 'phase.start' && frame.step?.endsWith('-act'))).toBe(
+      false,
+    );
+  });
+
+  it('stops at once when stop() is called mid-step', async () => {
+    const root = await makeTaskFolder();
+    const model = phaseModel({ gather: () => ({ delayMs: 5_000, text: 'slow' }) });
+    const runner = createRunner({ model, tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    const handle = await runner.startTask(root);
+    setTimeout(() => runner.stop(handle), 50);
+    const started = Date.now();
+    const result = await runner.run(handle);
+    expect(result.finishReason).toBe('stopped');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('runs one step at a time with stepOnce', async () => {
+    const root = await makeTaskFolder();
+    const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    const handle = await runner.startTask(root);
+    const first = await runner.stepOnce(handle);
+    expect(first).toEqual({ done: false, step: '0001-gather' });
+    expect(await runner.stepOnce(handle)).toEqual({ done: false, step: '0002-record-findings' });
+    let outcome = await runner.stepOnce(handle);
+    while (!outcome.done) outcome = await runner.stepOnce(handle);
+    expect(outcome.result.finishReason).toBe('completed');
+  });
+});
+
+describe('folders, locks and damaged files', () => {
+  it('refuses a missing or foreign folder with a clear message', async () => {
+    const runner = createRunner({ model: phaseModel() });
+    await expect(runner.doTask('/nonexistent/task')).rejects.toMatchObject({
+      code: 'task_folder_invalid',
+      message: expect.stringContaining('agency init'),
+    });
+    await expect(runner.doTask(import.meta.dirname)).rejects.toMatchObject({
+      message: expect.stringContaining('no task/ directory'),
+    });
+  });
+
+  it('refuses a second run on the same root while one is active, and takes over a stale lock', async () => {
+    const root = await makeTaskFolder();
+    const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    await runner.startTask(root);
+    await expect(createRunner({ model: phaseModel() }).resume(root)).rejects.toMatchObject({
+      code: 'task_locked',
+      message: expect.stringContaining(`pid ${process.pid}`),
+    });
+
+    const stale = await makeTaskFolder();
+    const first = await createRunner({
+      model: phaseModel(),
+      tools: (paths) => fixtureTools(paths),
+      approvals: 'auto',
+    }).startTask(stale);
+    await writeFile(
+      join(first.progressDir, '.lock'),
+      JSON.stringify({ pid: 999_999, host: (await import('node:os')).hostname(), started_at: 'x' }),
+    );
+    const resumed = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    const handle = await resumed.resume(stale);
+    expect((await resumed.run(handle)).finishReason).toBe('completed');
+    expect(
+      (await frames(stale)).some(
+        (frame) => frame.type === 'warning' && /stale run lock left by pid 999999/.test(frame.message ?? ''),
+      ),
+    ).toBe(true);
+  });
+
+  it('explains a corrupt state.json or spec.json', async () => {
+    const root = await makeTaskFolder();
+    const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    await runner.doTask(root, { budgets: { maxSteps: 1 } });
+    await writeFile(join(root, 'progress', 'state.json'), '{"version": "agent.state.v1", "phase": 7');
+    await expect(createRunner({ model: phaseModel() }).resume(root)).rejects.toMatchObject({
+      code: 'state_corrupt',
+      message: expect.stringContaining('state.json'),
+    });
+    await writeFile(join(root, 'progress', 'spec.json'), JSON.stringify({ version: 'task.spec.v1', goal: '' }));
+    await expect(createRunner({ model: phaseModel() }).resume(root)).rejects.toMatchObject({
+      code: 'state_corrupt',
+      message: expect.stringMatching(/spec\.json: .*"goal"/),
+    });
+  });
+});
+
+describe('resume after SIGKILL', () => {
+  it('finishes with the same deliverables as an uninterrupted run, losing no acknowledged event', async () => {
+    const reference = await makeTaskFolder();
+    const clean = JSON.parse((await run(process.execPath, [child, reference, 'start', '0'])).stdout) as {
+      deliverables: Array<{ sha256: string }>;
+    };
+    const total = (await frames(reference)).length;
+
+    // Kill points are set by progress (journal lines written), not by time, so they land the same on a busy machine.
+    for (const share of [0.15, 0.4, 0.65, 0.9]) {
+      const root = await makeTaskFolder();
+      const proc = spawn(process.execPath, [child, root, 'start', '5'], { stdio: 'ignore' });
+      const target = Math.max(1, Math.round(total * share));
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      for (let seen = 0; seen < target && proc.exitCode === null;) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        seen = (await readFile(join(root, 'progress', 'events.ndjson'), 'utf8').catch(() => '')).split('\n').length - 1;
+      }
+      proc.kill('SIGKILL');
+      await exited;
+      const before = (await frames(root)).filter((frame) => frame.seq > 0);
+      if (before.at(-1)?.type === 'finish') continue;
+      const resumed = JSON.parse((await run(process.execPath, [child, root, 'resume', '0'])).stdout) as {
+        finishReason: string;
+        deliverables: Array<{ sha256: string }>;
+      };
+      expect(resumed.finishReason).toBe('completed');
+      expect(resumed.deliverables.map((file) => file.sha256)).toEqual(clean.deliverables.map((file) => file.sha256));
+      const after = await frames(root);
+      // Every frame that was on disk before the kill is still there, unchanged, and seq keeps increasing.
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after.map((frame) => frame.seq)).toEqual(after.map((_, index) => index + 1));
+      expect(after.some((frame) => frame.type === 'run.resumed')).toBe(true);
+      const state = stateSchema.parse(JSON.parse(await readFile(join(root, 'progress', 'state.json'), 'utf8')));
+      expect(state.usage.total_tokens).toBe(foldJournal(after, state.last_seq).usage.totalTokens);
+    }
+  }, 120_000);
+});
