@@ -8,7 +8,10 @@ export type ApprovalOutcome = {
   reason?: string;
 };
 
-/** A decision file that could not be acted on, and why. */
+/**
+ * A decision that could not be acted on, and why. `file` is the decision file relative to the task root (e.g.
+ * `progress/approvals/decisions/req_01J….json`); `problem` says what is wrong and what to do, without the file name.
+ */
 export type InvalidDecision = { id: string; file: string; problem: string };
 
 /** Options for {@link ApprovalBroker.await}. */
@@ -30,8 +33,11 @@ export type ApprovalBroker = {
    * well-formed, names the request's id, and carries the request's `plan_sig` (plans) or `args_digest` (tools).
    */
   await(id: string, options?: AwaitApprovalOptions): Promise<ApprovalOutcome>;
-  /** The request and its decision, if any. */
-  get(id: string): Promise<{ request?: ApprovalRequest; decision?: ApprovalDecision }>;
-  /** Requests that have no decision yet. */
+  /**
+   * The request and its valid decision, if any. When a decision exists but cannot be acted on, `invalid` says why
+   * (and `decision` is absent).
+   */
+  get(id: string): Promise<{ request?: ApprovalRequest; decision?: ApprovalDecision; invalid?: InvalidDecision }>;
+  /** Requests that have no valid decision yet. */
   pending(): Promise<ApprovalRequest[]>;
 };

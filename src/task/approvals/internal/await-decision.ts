@@ -1,0 +1,133 @@
+import type { ApprovalDecision, ApprovalRequest } from '../../contracts/approvals.ts';
+import type { ApprovalOutcome, AwaitApprovalOptions, InvalidDecision } from '../broker.ts';
+import type { WriteFile } from '../file-broker.ts';
+import { bindingOf, checkDecisionText, conflictProblem, sameDecision, toOutcome } from '../validate-decision.ts';
+import { approvalDirs, formatJson, readTextIfExists, type RequestFiles, requestFiles } from './approval-files.ts';
+import { type CheckReason, waitForChange } from './wait-for-change.ts';
+import { createFileExclusive, errnoOf } from './write-file.ts';
+
+/** What the file broker's `await` needs from its broker. */
+export type AwaitContext = {
+  progressDir: string;
+  mode: 'file' | 'auto';
+  now: () => number;
+  pollMs: number;
+  writeFile: WriteFile;
+  /** The first valid decision acted on, per request id: it stands, whatever the file says later. */
+  acted: Map<string, ApprovalDecision>;
+};
+
+type Look = { text?: string; problem?: string; decision?: ApprovalDecision };
+
+/** Waits for a valid decision file, the request's expiry, or an abort. See `ApprovalBroker.await`. */
+export async function awaitDecision(
+  ctx: AwaitContext,
+  request: ApprovalRequest,
+  { signal, onInvalid }: AwaitApprovalOptions = {},
+): Promise<ApprovalOutcome> {
+  const files = requestFiles(ctx.progressDir, request.id);
+  const report = (problem: string) => onInvalid?.({ id: request.id, file: files.shownDecision, problem });
+  const first = ctx.acted.get(request.id);
+  if (first !== undefined) {
+    const look = await lookAt(files, request);
+    if (look.text !== undefined && !(look.decision !== undefined && sameDecision(look.decision, first))) {
+      report(look.decision === undefined ? (look.problem ?? '') : conflictProblem(first));
+    }
+    return toOutcome(first);
+  }
+
+  const reported = new Set<string>();
+  let lastSample: string | undefined;
+  // Invalid content is reported once it has stayed the same across two looks that are not watcher wake-ups
+  // (at least one poll apart), so a writer mid-write is not reported for every chunk it writes.
+  const noteInvalid = (look: Look, reason: CheckReason, force: boolean) => {
+    if (reason === 'watch' && !force) return;
+    const settled = force || look.text === lastSample;
+    lastSample = look.text;
+    if (look.text === undefined || look.problem === undefined || !settled || reported.has(look.text)) return;
+    reported.add(look.text);
+    report(look.problem);
+  };
+
+  const step = async (reason: CheckReason): Promise<ApprovalOutcome | undefined> => {
+    let look = await lookAt(files, request);
+    if (look.decision !== undefined) return act(ctx, look.decision);
+    const expired = ctx.now() >= Date.parse(request.expires_at);
+    noteInvalid(look, reason, expired);
+    if (expired) return expire(ctx, request, files, look);
+    if (ctx.mode === 'auto' && look.text === undefined) {
+      await createFileExclusive(files.decision, formatJson(autoDecision(ctx, request)), ctx.writeFile);
+      look = await lookAt(files, request);
+      if (look.decision !== undefined) return act(ctx, look.decision);
+    }
+    return undefined;
+  };
+
+  return waitForChange(step, {
+    dir: approvalDirs(ctx.progressDir).decisions,
+    fileName: `${request.id}.json`,
+    pollMs: ctx.pollMs,
+    signal,
+  });
+}
+
+/** The problem with the decision file, as a broker would report it; undefined when absent or valid. */
+export function invalidOf(files: RequestFiles, id: string, problem: string | undefined): InvalidDecision | undefined {
+  return problem === undefined ? undefined : { id, file: files.shownDecision, problem };
+}
+
+/** Reads and checks the decision file of `request`. */
+export async function lookAt(files: RequestFiles, request: ApprovalRequest | undefined): Promise<Look> {
+  let text: string | undefined;
+  try {
+    text = await readTextIfExists(files.decision);
+  } catch (error) {
+    const code = errnoOf(error) ?? 'unknown error';
+    return { text: `\0unreadable:${code}`, problem: `cannot be read (${code}); make it a readable regular file` };
+  }
+  if (text === undefined) return {};
+  const check = checkDecisionText(text, files.id, request);
+  return check.ok ? { text, decision: check.decision } : { text, problem: check.problem };
+}
+
+function act(ctx: AwaitContext, decision: ApprovalDecision): ApprovalOutcome {
+  const first = ctx.acted.get(decision.id);
+  if (first !== undefined) return toOutcome(first);
+  ctx.acted.set(decision.id, decision);
+  return toOutcome(decision);
+}
+
+async function expire(
+  ctx: AwaitContext,
+  request: ApprovalRequest,
+  files: RequestFiles,
+  look: Look,
+): Promise<ApprovalOutcome | undefined> {
+  const decision: ApprovalDecision = {
+    id: request.id,
+    decision: 'expired',
+    approved_by: 'agency',
+    timestamp: new Date(ctx.now()).toISOString(),
+    ...bindingOf(request),
+    reason: `no valid decision by ${request.expires_at}`,
+  };
+  if (look.text === undefined) {
+    // A decision may land between the look and this write: then it is looked at on the next check instead.
+    if (!(await createFileExclusive(files.decision, formatJson(decision), ctx.writeFile))) return undefined;
+  } else {
+    // The invalid file was reported above; the expiry record replaces it so the folder says what happened.
+    await ctx.writeFile(files.decision, formatJson(decision));
+  }
+  return act(ctx, decision);
+}
+
+function autoDecision(ctx: AwaitContext, request: ApprovalRequest): ApprovalDecision {
+  return {
+    id: request.id,
+    decision: 'approved',
+    approved_by: 'auto',
+    timestamp: new Date(ctx.now()).toISOString(),
+    ...bindingOf(request),
+    reason: 'approvals mode is "auto"',
+  };
+}
