@@ -135,6 +135,8 @@ export async function runToolCall(
 type Settled =
   { kind: 'ok'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'timeout' } | { kind: 'aborted' };
 
+// A tool that returns synchronously has finished before any timer could fire, so it settles at once, without arming
+// the timeout or listening for an abort.
 function runWithLimit(
   tool: Tool,
   input: unknown,
@@ -145,37 +147,55 @@ function runWithLimit(
     signal: AbortSignal | undefined;
     limit: number;
   },
-): Promise<Settled> {
+): Settled | Promise<Settled> {
   const { toolCallId, task, resumeData, signal, limit } = options;
   const controller = new AbortController();
+  const cancel = (kind: 'timeout' | 'aborted') =>
+    controller.abort(new AgencyError(kind === 'timeout' ? 'tool_timeout' : 'aborted', `tool ${kind}`));
+  const context = {
+    signal: controller.signal,
+    toolCallId,
+    ...(task ? { task } : {}),
+    ...(resumeData === undefined ? {} : { resumeData }),
+  };
+  let returned: unknown;
+  let thrown: { error: unknown } | undefined;
+  try {
+    returned = tool.execute(input, context);
+  } catch (error) {
+    thrown = { error };
+  }
+  if (thrown || !isThenable(returned)) {
+    if (signal?.aborted) {
+      cancel('aborted');
+      return { kind: 'aborted' };
+    }
+    return thrown ? { kind: 'error', error: thrown.error } : { kind: 'ok', value: returned };
+  }
   return new Promise<Settled>((resolve) => {
     const settle = (result: Settled) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      if (result.kind === 'timeout' || result.kind === 'aborted')
-        controller.abort(
-          new AgencyError(result.kind === 'timeout' ? 'tool_timeout' : 'aborted', `tool ${result.kind}`),
-        );
+      if (result.kind === 'timeout' || result.kind === 'aborted') cancel(result.kind);
       resolve(result);
     };
     const onAbort = () => settle({ kind: 'aborted' });
     const timer = setTimeout(() => settle({ kind: 'timeout' }), limit);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const context = {
-        signal: controller.signal,
-        toolCallId,
-        ...(task ? { task } : {}),
-        ...(resumeData === undefined ? {} : { resumeData }),
-      };
-      Promise.resolve(tool.execute(input, context)).then(
-        (value) => settle({ kind: 'ok', value }),
-        (error: unknown) => settle({ kind: 'error', error }),
-      );
-    } catch (error) {
-      settle({ kind: 'error', error });
-    }
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(returned).then(
+      (value) => settle({ kind: 'ok', value }),
+      (error: unknown) => settle({ kind: 'error', error }),
+    );
   });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Strings become text; anything else becomes JSON (dates as ISO strings, `undefined` fields dropped). */
