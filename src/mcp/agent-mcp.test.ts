@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLMAgent } from '../agent/llm-agent.ts';
-import type { ToolMessage } from '../core/messages.ts';
 import { ScriptedModel } from '../testing/scripted-model.ts';
 import { connectMcp, type McpConnection, type McpStatus } from './connect-mcp.ts';
 import type { ConnectMcpOptions } from './connect-options.ts';
@@ -17,7 +16,7 @@ const everythingOptions = (extra: Partial<ConnectMcpOptions> = {}): ConnectMcpOp
 
 function toolResults(model: ScriptedModel, call: number) {
   const prompt = model.calls[call]?.options.prompt ?? [];
-  return prompt.filter((message): message is ToolMessage => message.role === 'tool').flatMap((m) => m.content);
+  return prompt.flatMap((message) => (message.role === 'tool' ? message.content : []));
 }
 
 function nextStatus(connection: McpConnection, state: McpStatus['state']): Promise<McpStatus> {
