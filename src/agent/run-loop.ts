@@ -7,6 +7,7 @@ import type { ModelRequest } from '../model/call-model.ts';
 import { addAttachments, attachmentsOfOutput } from './attachments.ts';
 import { compressHistory } from './compression.ts';
 import { truncateForHistory } from './history.ts';
+import { isoTime } from './iso-time.ts';
 import { callModel } from './model-turn.ts';
 import { isHalt, isSuspend } from './processors.ts';
 import { type RunContext, takeResumeData } from './run-context.ts';
@@ -318,7 +319,7 @@ function finish(context: RunContext, state: RunState, ending: Ending): AgentResu
     synthesized: state.synthesized,
     iterations: state.iteration,
     startedAt: state.startedAt,
-    finishedAt: new Date(context.now()).toISOString(),
+    finishedAt: isoTime(context.now()),
     ...(endingError ? { error: { code: endingError.code, message: endingError.message } } : {}),
     retryInfo: state.retryInfo,
     aborted: reason === 'aborted',

@@ -1,5 +1,6 @@
 import type { JsonValue, ToolCallPart } from '../core/messages.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
+import { isoTime } from './iso-time.ts';
 import { isHalt, isSuspend } from './processors.ts';
 import { type RunContext, takeResumeData } from './run-context.ts';
 import type { RunStage, RunState } from './run-state.ts';
@@ -67,7 +68,7 @@ export async function runToolsStage(
       output: outcome.output,
       ...(outcome.error ? { error: outcome.error } : {}),
       usage: ZERO_USAGE,
-      startedAt: new Date(startedAt).toISOString(),
+      startedAt: isoTime(startedAt),
       durationMs: outcome.durationMs,
     });
     context.emit?.({
