@@ -23,6 +23,7 @@ export type FileJournalOptions = FrameFactoryOptions & {
 };
 
 const { O_WRONLY, O_APPEND, O_CREAT, O_RDONLY, O_DIRECTORY } = constants;
+const SCRATCH_BYTES = 16 * 1024;
 
 /**
  * Opens (or creates) an NDJSON journal for appending. An existing journal is read first: a torn last line is cut off,
@@ -72,6 +73,7 @@ class FileJournal implements Journal {
   #timer: NodeJS.Timeout | undefined;
   #failure: { step: string; cause: unknown } | undefined;
   #closing: Promise<void> | undefined;
+  #scratch: Buffer | undefined;
 
   constructor(deps: FileJournalDeps) {
     this.#deps = deps;
@@ -172,7 +174,7 @@ class FileJournal implements Journal {
     const { fs, fd } = this.#deps;
     let step = 'write';
     try {
-      writeAllSync(fs, fd, Buffer.from(line, 'utf8'));
+      writeAllSync(fs, fd, this.#encode(line));
       step = 'fsync';
       fs.fsyncSync(fd);
     } catch (cause) {
@@ -181,6 +183,14 @@ class FileJournal implements Journal {
     }
     this.#durableSeq = seq;
     this.#syncTarget = seq;
+  }
+
+  // Encodes into one reused buffer: with an fsync per append, each append runs on cold caches, where a fresh
+  // allocation costs several µs against a floor of ~100 µs.
+  #encode(line: string): Uint8Array {
+    if (line.length * 3 > SCRATCH_BYTES) return Buffer.from(line, 'utf8');
+    this.#scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES);
+    return this.#scratch.subarray(0, this.#scratch.write(line, 0, 'utf8'));
   }
 
   #refusal(): AgencyError {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createIdGenerator, type IdGenerator } from '../../core/ids.ts';
 import { EVENTS_VERSION, type EventFrame, type EventInput } from '../contracts/events.ts';
 
@@ -8,7 +9,7 @@ export type FrameRedactor = (frame: EventFrame) => EventFrame;
 export type FrameFactoryOptions = {
   /** Milliseconds since the epoch, for `ts`. @default Date.now */
   now?: () => number;
-  /** Makes the `evt_…` ids. @default createIdGenerator({ now }) */
+  /** Makes the `evt_…` ids. @default createIdGenerator({ now }) drawing on a pool of random bytes */
   newId?: IdGenerator;
   /** Applied to every frame before it is stored or written. */
   redact?: FrameRedactor;
@@ -19,11 +20,33 @@ export type FrameFactory = (event: EventInput, seq: number) => EventFrame;
 
 /** Creates the {@link FrameFactory} shared by the file and memory journals. */
 export function createFrameFactory({ now = Date.now, newId, redact }: FrameFactoryOptions = {}): FrameFactory {
-  const makeId = newId ?? createIdGenerator({ now });
+  // One clock read per frame, shared by the id and the timestamp: reading the clock is not free on every machine.
+  let time = 0;
+  const makeId = newId ?? createIdGenerator({ now: () => time, randomBytes: createRandomPool() });
   const timestamp = createTimestamper();
   return (event, seq) => {
-    const frame: EventFrame = { version: EVENTS_VERSION, id: makeId('evt'), seq, ts: timestamp(now()), ...event };
+    time = now();
+    const frame: EventFrame = { version: EVENTS_VERSION, id: makeId('evt'), seq, ts: timestamp(time), ...event };
     return redact ? redact(frame) : frame;
+  };
+}
+
+/**
+ * Random bytes served from a pool refilled 4 KiB at a time. A call into the CSPRNG costs tens of µs when the thread
+ * has just woken from an fsync, which would dominate a journal that fsyncs every append; Node's `randomUUID` caches
+ * its entropy the same way.
+ */
+export function createRandomPool(poolBytes = 4096): (size: number) => Uint8Array {
+  let pool = new Uint8Array(0);
+  let offset = 0;
+  return (size) => {
+    if (size > poolBytes) return randomBytes(size);
+    if (offset + size > pool.byteLength) {
+      pool = randomBytes(poolBytes);
+      offset = 0;
+    }
+    offset += size;
+    return pool.subarray(offset - size, offset);
   };
 }
 
