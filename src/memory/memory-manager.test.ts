@@ -92,6 +92,8 @@ describe('pinned block', () => {
     const block = await memory.buildPinned();
     expect(block.text).toBe(
       [
+        '# Memory',
+        '',
         '## Agent memory',
         '- [constraint] Never deploy on Fridays.',
         '- [fact] Pinned by tag.',
@@ -128,7 +130,7 @@ describe('pinned block', () => {
       const heading = section.split('\n')[0] ?? '';
       expect(estimateTokens(section)).toBeLessThanOrEqual(budgets[heading] ?? 60);
     }
-    expect(a.tokens).toBeLessThanOrEqual(40 + 60 + 60);
+    expect(a.tokens).toBeLessThanOrEqual(40 + 60 + 60 + estimateTokens('# Memory\n\n'));
   });
 
   it('skips an entry that does not fit and keeps a later one that does', async () => {
@@ -138,7 +140,7 @@ describe('pinned block', () => {
       [agent, { kind: 'constraint', title: 'b', text: 'Short rule.' }],
     ]);
     const block = await memory.buildPinned();
-    expect(block.text).toBe('## Agent memory\n- [constraint] b: Short rule.');
+    expect(block.text).toBe('# Memory\n\n## Agent memory\n- [constraint] b: Short rule.');
     expect(block).toMatchObject({ count: 1, omitted: 1 });
   });
 
@@ -171,7 +173,7 @@ describe('pinned block', () => {
     const { store, memory } = setup({ redact });
     await putAll(store, [[user, { kind: 'preference', title: 'key sk-title1', text: 'Use key sk-abc123 for tests.' }]]);
     const block = await memory.buildPinned();
-    expect(block.text).toBe('## User memory\n- [preference] key [REDACTED]: Use key [REDACTED] for tests.');
+    expect(block.text).toBe('# Memory\n\n## User memory\n- [preference] key [REDACTED]: Use key [REDACTED] for tests.');
   });
 });
 

@@ -82,8 +82,8 @@ export type MemoryManager = {
   readonly scopes: readonly MemoryScope[];
   /**
    * The pinned block: preferences, constraints and `pinned`-tagged entries of the agent, user and org/team/project
-   * channels (never the task channel, which changes during a run), in content order, each channel within its
-   * budget. Byte-stable while those entries do not change.
+   * channels (never the task channel, which changes during a run), in content order, under the heading `# Memory`,
+   * each channel section within its budget. Byte-stable while those entries do not change.
    */
   buildPinned(): Promise<MemoryBlock>;
   /** Recall for one phase, deduped against `context.exclude` (pass the pinned block). Unknown phases recall nothing. */
@@ -176,6 +176,9 @@ function learningsEntry(summary: string, taskId: string, sources: readonly strin
 
 const PINNED_CHANNELS = ['agent', 'user', 'shared'] as const;
 
+/** The heading of the pinned block; its 3 tokens are outside the channel budgets. */
+export const PINNED_HEADING = '# Memory';
+
 async function buildPinnedBlock(env: MemoryEnv, pinned: PinnedOptions = {}): Promise<MemoryBlock> {
   const { kinds = ['preference', 'constraint'], tag = 'pinned', topK = 32 } = pinned;
   const budgets = { ...DEFAULT_PINNED_BUDGETS, ...pinned.budgets };
@@ -203,7 +206,7 @@ async function buildPinnedBlock(env: MemoryEnv, pinned: PinnedOptions = {}): Pro
       budgets[channel],
     ),
   );
-  return joinBlock(sections, { scopes: read, winners: winnersOf(ordered) });
+  return joinBlock(sections, { header: PINNED_HEADING, scopes: read, winners: winnersOf(ordered) });
 }
 
 function scopesOf(channels: Partial<Record<MemoryScopeKind, string>>): MemoryScope[] {
