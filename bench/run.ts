@@ -7,6 +7,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     description: 'agent-loop overhead against the AI SDK, OpenAI Agents, LangGraph and Mastra',
     run: async (args) => (await import('./loop/main.ts')).main(args),
   },
+  journal: {
+    description: 'journal append cost, group commit, fsync per event against the raw floor, state checkpoints',
+    run: async (args) => (await import('./journal/main.ts')).main(args),
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);

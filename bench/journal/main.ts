@@ -1,0 +1,146 @@
+import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { measureDurableStep } from './durable-step.ts';
+import { measureAppend, measureCheckpoint, measureGroupCommit, measurePerEvent } from './measure.ts';
+import { type JournalReport, reportLines, TARGETS, targetLines } from './report.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const DOCS = new URL('docs/benchmarks.md', ROOT);
+const BEGIN = '<!-- journal-results:begin -->';
+const END = '<!-- journal-results:end -->';
+
+const HELP = `npm run bench -- journal [--quick] [--dir <path>]
+
+  --quick   bounded run for CI (fewer events, steps and rounds)
+  --dir     where to write the test files (default: the OS temp dir); it must be on the disk you care about,
+            since fsync costs nothing on tmpfs
+A full run also rewrites the Journal results section of docs/benchmarks.md.`;
+
+const FULL = {
+  mode: 'full',
+  append: { events: 200_000, batch: 10_000 },
+  group: { steps: 200, eventsPerStep: 20 },
+  perEvent: { events: 1_000 },
+  checkpoint: { writes: 300 },
+  step: { steps: 300, eventsPerStep: 20 },
+} as const;
+
+const QUICK = {
+  mode: 'quick',
+  append: { events: 40_000, batch: 5_000 },
+  group: { steps: 40, eventsPerStep: 20 },
+  perEvent: { events: 200 },
+  checkpoint: { writes: 40 },
+  step: { steps: 40, eventsPerStep: 20 },
+} as const;
+
+/** The journal benchmark: append cost, group commit, per-event fsync against the raw floor, checkpoints. */
+export async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      dir: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const config = values.quick ? QUICK : FULL;
+  const dir = mkdtempSync(path.join(values.dir ?? tmpdir(), 'agency-bench-journal-'));
+  const filesystem = filesystemOf(dir);
+  if (filesystem === 'tmpfs') console.error('warning: the bench directory is on tmpfs, where fsync is a no-op');
+  const started = performance.now();
+  try {
+    const report: JournalReport = {
+      benchmark: 'journal',
+      mode: config.mode,
+      date: new Date().toISOString(),
+      elapsedSeconds: 0,
+      machine: machine(),
+      disk: { dir: path.dirname(dir), filesystem },
+      config,
+      append: await measureAppend(dir, config.append),
+      groupCommit: await measureGroupCommit(dir, config.group),
+      perEvent: await measurePerEvent(dir, config.perEvent),
+      checkpoint: await measureCheckpoint(dir, config.checkpoint),
+      durableStep: await measureDurableStep({ dir, ...config.step }),
+      targets: TARGETS,
+      targetsMet: [],
+    };
+    report.elapsedSeconds = Number(((performance.now() - started) / 1000).toFixed(1));
+    const targets = targetLines(report);
+    report.targetsMet = targets.map((line) => line.startsWith('met'));
+    const lines = reportLines(report);
+    console.log(`${lines.join('\n')}\n\n${targets.join('\n')}\n\n${report.elapsedSeconds} s`);
+    const name = config.mode === 'quick' ? 'journal.quick.json' : 'journal.json';
+    writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
+    if (config.mode === 'full') updateDocs(report, lines, targets);
+    if (report.targetsMet.includes(false)) process.exitCode = 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function machine() {
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+const FILESYSTEMS: Record<number, string> = {
+  0xef53: 'ext4',
+  0x58465342: 'xfs',
+  0x9123683e: 'btrfs',
+  0x01021994: 'tmpfs',
+  0x794c7630: 'overlayfs',
+  0x2fc12fc1: 'zfs',
+  0x6969: 'nfs',
+  0x65735546: 'fuse',
+};
+
+function filesystemOf(dir: string): string {
+  try {
+    const { type } = statfsSync(dir);
+    return FILESYSTEMS[type] ?? `0x${type.toString(16)}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+// Only the generated block between the markers is replaced; the prose around it is written by hand.
+function updateDocs(report: JournalReport, lines: string[], targets: string[]): void {
+  let docs: string;
+  try {
+    docs = readFileSync(DOCS, 'utf8');
+  } catch {
+    console.error('docs/benchmarks.md is missing; not updated');
+    return;
+  }
+  const begin = docs.indexOf(BEGIN);
+  const end = docs.indexOf(END);
+  if (begin < 0 || end < begin) {
+    console.error(`docs/benchmarks.md has no ${BEGIN} … ${END} section; not updated`);
+    return;
+  }
+  const { machine: host, disk } = report;
+  const section = [
+    BEGIN,
+    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${host.loadAverage1m}), ` +
+      `Node ${host.node}, ${host.platform}, on ${disk.filesystem}. The whole run took ${report.elapsedSeconds} s.`,
+    '',
+    ...lines,
+    '',
+    ...targets.map((line) => `- ${line}`),
+    END,
+  ].join('\n');
+  writeFileSync(DOCS, docs.slice(0, begin) + section + docs.slice(end + END.length));
+}
