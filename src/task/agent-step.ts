@@ -83,7 +83,7 @@ export async function runAgentStep(
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
-      await writeFileAtomic(checkpointFile, JSON.stringify(checkpoint));
+      await writeFileAtomic(checkpointFile, JSON.stringify(session.redact(checkpoint)));
       await session.boundary({ phase: options.phase, last_step_id: stepId });
       try {
         await session.checkStop();

@@ -108,7 +108,7 @@ export function createLoopContext(host: LoopHost): LoopContext {
     await session.boundary({ phase: name, last_step_id: id });
     await mkdir(session.paths.step(id), { recursive: true });
     const output = await work(id);
-    await writeFileAtomic(outputFile, JSON.stringify(output, null, 2));
+    await writeFileAtomic(outputFile, JSON.stringify(session.redact(output), null, 2));
     session.fold.finishedSteps.add(id);
     session.stepDone(id);
     session.emit({

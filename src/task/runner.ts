@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LLMAgent, type ModelInput } from '../agent/llm-agent.ts';
 import type { Processor } from '../agent/processors.ts';
 import { AgencyError } from '../core/errors.ts';
+import { defaultRedactor, type Redactor } from '../core/redact.ts';
 import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
@@ -51,8 +52,11 @@ export type RunnerOptions = {
   /** Output tokens per model call. @default 2048 */
   maxTokens?: number;
   catalog?: ModelCatalog;
-  /** Applied to every journal frame before it is written; pass a redactor here. */
-  redact?: (frame: EventFrame) => EventFrame;
+  /**
+   * Scrubs secrets from the journal, checkpoints, step outputs and findings before they are written.
+   * @default defaultRedactor (known key shapes plus every value registered by the credential broker)
+   */
+  redactor?: Redactor;
   /** @default 'group' */
   journalSync?: JournalSyncMode;
   deps?: { now?: () => number; newId?: IdGenerator };
@@ -96,6 +100,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const now = options.deps?.now ?? Date.now;
   const newId = options.deps?.newId ?? createIdGenerator({ now });
   const listeners = new Set<RunListener>();
+  const redactor = options.redactor ?? defaultRedactor;
   const live = new Map<TaskHandle, Live>();
   const loops = new Map<string, Loop>(
     [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
@@ -119,7 +124,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       sync: options.journalSync ?? 'group',
       now,
       newId,
-      ...(options.redact ? { redact: options.redact } : {}),
+      redact: (frame) => redactor.redact(frame),
     });
     const fold = foldJournal(frames);
     const broker =
@@ -140,6 +145,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       signal: signal ?? new AbortController().signal,
       now,
       newId,
+      redact: (value) => redactor.redact(value),
     });
     const brief = await readFile(paths.brief, 'utf8');
     const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };

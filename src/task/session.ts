@@ -45,6 +45,8 @@ export type Session = {
   noteVerifyAttempt(attempt: number): void;
   warn(message: string): void;
   readonly warnings: string[];
+  /** Scrubs secrets from anything the run writes under `progress/` besides the journal (which redacts itself). */
+  redact<T>(value: T): T;
 };
 
 /** What {@link createSession} needs. */
@@ -61,6 +63,7 @@ export type SessionParts = {
   signal: AbortSignal;
   now: () => number;
   newId: IdGenerator;
+  redact: <T>(value: T) => T;
 };
 
 /** Wires a run's parts together. */
@@ -111,6 +114,7 @@ export function createSession(parts: SessionParts): Session {
     newId: parts.newId,
     fold,
     warnings,
+    redact: parts.redact,
     emit(event) {
       const frame = journal.append(event);
       for (const listener of listeners) {

@@ -33,7 +33,7 @@ export async function gatherPhase(
   });
   return context.step('record-findings', 'files', async (id) => {
     const { paths } = context;
-    await writeFileAtomic(paths.findings, `${gathered.output.trim()}\n`);
+    await writeFileAtomic(paths.findings, `${context.session.redact(gathered.output.trim())}\n`);
     const outputs = gathered.messages.flatMap((message) =>
       message.role === 'tool'
         ? message.content.flatMap((part) =>
@@ -41,7 +41,7 @@ export async function gatherPhase(
           )
         : [],
     );
-    const added = await addSources(paths, sourcesFromOutputs(id, outputs));
+    const added = await addSources(paths, context.session.redact(sourcesFromOutputs(id, outputs)));
     await appendNote(paths, `gather: findings written (${gathered.toolCalls} tool call(s), ${added} source(s))`);
     return { findings: gathered.output, sources: added };
   });

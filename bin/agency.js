@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// The `agency` command. In a checkout it runs the TypeScript sources directly (Node >= 24 strips types); installed
+// as a package it runs the compiled dist/.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  process.stderr.write(
+    `agency needs Node.js 24 or newer; this is ${process.version}. Install it with scripts/ensure-node.sh.\n`,
+  );
+  process.exit(2);
+}
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const source = join(root, 'src', 'cli', 'main.ts');
+const inNodeModules = root.split(/[\\/]/).includes('node_modules');
+const entry = !inNodeModules && existsSync(source) ? source : join(root, 'dist', 'cli', 'main.js');
+const { main } = await import(entry);
+process.exitCode = await main(process.argv.slice(2));

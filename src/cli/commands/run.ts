@@ -1,0 +1,87 @@
+import { recordModel } from '../../model/cassette/record-model.ts';
+import { resolveModel } from '../../model/resolve-model.ts';
+import { readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
+import { checkTaskFolder } from '../../task/layout.ts';
+import type { ResultView } from '../../task/result.ts';
+import { createRunner, type TaskHandle } from '../../task/runner.ts';
+import { exitCodeFor } from '../exit-codes.ts';
+import { createProgressView, formatResult, type Output } from '../render.ts';
+import { cliTaskTools, readTaskConfig } from '../task-config.ts';
+
+/** Options of `agency run` and `agency resume`. */
+export type RunCommandOptions = {
+  model?: string;
+  approvals?: 'file' | 'auto';
+  maxSteps?: number;
+  maxCost?: number;
+  maxTokens?: number;
+  maxTime?: number;
+  view?: ResultView;
+  json?: boolean;
+  record?: string;
+};
+
+/** `agency run <root>` and `agency resume <root>`: run a task to the end, showing live progress. */
+export async function runCommand(
+  root: string,
+  options: RunCommandOptions,
+  mode: 'start' | 'resume',
+  out: Output,
+): Promise<number> {
+  const paths = await checkTaskFolder(root);
+  const config = await readTaskConfig(paths);
+  const specModel = mode === 'resume' ? (await readSpecFile(paths.spec)).model : undefined;
+  const modelSpec = options.model ?? specModel ?? undefined;
+  if (!modelSpec) {
+    throw Object.assign(new Error('No model: pass --model, e.g. --model openai:gpt-4o, or --model replay:<cassette>'), {
+      exitCode: 2,
+    });
+  }
+  let model = resolveModel(modelSpec);
+  if (options.record) model = recordModel(model, options.record);
+  const runner = createRunner({
+    model,
+    tools: (taskPaths) => cliTaskTools(taskPaths, config),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+  });
+  const view = createProgressView(out, root, {
+    ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+  });
+  const unsubscribe = runner.subscribe((frame) =>
+    options.json ? out.write(`${JSON.stringify(frame)}\n`) : view.onFrame(frame),
+  );
+  const spec: TaskSpec = {
+    model: modelSpec,
+    approvals: {
+      mode: options.approvals ?? 'file',
+      ...(config.require_tools ? { requireTools: config.require_tools } : {}),
+    },
+    budgets: {
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+      ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
+    },
+  };
+  const handle: TaskHandle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    out.write('\nStopping at the next step boundary (press Ctrl-C again to quit at once)…\n');
+    runner.stop(handle, 'cancelled');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await runner.run(handle, { view: options.view ?? 'summary' });
+    view.close();
+    out.write(options.json ? `${JSON.stringify({ result })}\n` : formatResult(result, out));
+    return exitCodeFor(result.finishReason);
+  } finally {
+    unsubscribe();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

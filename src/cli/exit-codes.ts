@@ -1,0 +1,24 @@
+import type { StopReason } from '../task/contracts/state.ts';
+
+/** Exit codes of the `agency` CLI. Documented in docs/cli.md. */
+export const EXIT = {
+  ok: 0,
+  /** The run failed: an error inside the run, or a failed verification. */
+  failed: 1,
+  /** Bad usage: unknown option, missing or foreign task folder, corrupt files, unknown model spec. */
+  usage: 2,
+  /** The run stopped early: a budget, a STOP file, `agency stop`, Ctrl-C. */
+  stopped: 3,
+  /** The plan or a tool call was denied, or its approval expired. */
+  denied: 4,
+  /** Another run holds the task's lock. */
+  locked: 5,
+} as const;
+
+/** The exit code for how a run ended. */
+export function exitCodeFor(reason: StopReason): number {
+  if (reason === 'completed') return EXIT.ok;
+  if (reason === 'error' || reason === 'verify.failed') return EXIT.failed;
+  if (reason === 'approval.denied' || reason === 'approval.expired') return EXIT.denied;
+  return EXIT.stopped;
+}
