@@ -9,7 +9,15 @@ import { fixtureFetch, fixtureText } from '../support/fixture-fetch.ts';
 
 // Ten real Anthropic exchanges recorded by the Anthropic TypeScript SDK's tool runner, served in order through the
 // real @ai-sdk/anthropic provider to LLMAgent. See src/model/__fixtures__/README.md.
-type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown };
+type Block = {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+};
 type Exchange = {
   body: { messages: Array<{ role: string; content: string | Block[] }> };
   response: { content: Block[]; usage: { input_tokens: number; output_tokens: number } };
@@ -45,7 +53,11 @@ function blocks(content: string | Block[]): Array<Record<string, unknown>> {
 describe('LLMAgent on recorded Anthropic tool loops (ToolRunner.json)', () => {
   it('drives every recorded exchange, in order, through the real provider', async () => {
     const fetch = fixtureFetch(
-      exchanges.map((exchange) => ({ status: 200, body: JSON.stringify(exchange.response), contentType: 'application/json' })),
+      exchanges.map((exchange) => ({
+        status: 200,
+        body: JSON.stringify(exchange.response),
+        contentType: 'application/json',
+      })),
     );
     const model = resolveModel('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'sk-ant-test' }, fetch });
     const agent = new LLMAgent({ name: 'runner', model, tools: [testTool, submitAnalysis], maxTokens: 1000 });
@@ -59,7 +71,8 @@ describe('LLMAgent on recorded Anthropic tool loops (ToolRunner.json)', () => {
     results.push(await agent.execute({ input: 'Continue the essay task from the summary.' }));
     results.push(await agent.execute({ input: 'Write a continuation summary.' }));
 
-    const finalText = (index: number) => exchanges[index]?.response.content.map((block) => block.text ?? '').join('') ?? '';
+    const finalText = (index: number) =>
+      exchanges[index]?.response.content.map((block) => block.text ?? '').join('') ?? '';
     expect(results.map((result) => result.output)).toEqual([1, 3, 5, 7, 8, 9].map(finalText));
     expect(results.every((result) => result.success && result.finishReason === 'stop')).toBe(true);
 
@@ -74,7 +87,9 @@ describe('LLMAgent on recorded Anthropic tool loops (ToolRunner.json)', () => {
 
     const usage = results.reduce((total, result) => addUsage(total, result.usage), emptyUsage());
     expect(usage.inputTokens).toBe(exchanges.reduce((sum, exchange) => sum + exchange.response.usage.input_tokens, 0));
-    expect(usage.outputTokens).toBe(exchanges.reduce((sum, exchange) => sum + exchange.response.usage.output_tokens, 0));
+    expect(usage.outputTokens).toBe(
+      exchanges.reduce((sum, exchange) => sum + exchange.response.usage.output_tokens, 0),
+    );
     expect(usage.costUsd).toBeGreaterThan(0);
 
     // The follow-up requests agency sent carry the same turns the SDK sent: tool_use blocks and tool_result blocks

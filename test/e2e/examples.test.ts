@@ -5,7 +5,10 @@ import { expect, it } from 'vitest';
 const root = join(import.meta.dirname, '../..');
 
 it('the agent example in docs/agent.md runs offline from its cassette', () => {
-  const out = execFileSync(process.execPath, [join(root, 'examples/agent/weather.ts')], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const out = execFileSync(process.execPath, [join(root, 'examples/agent/weather.ts')], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
   expect(out).toContain('→ get_weather({"city":"Paris"})');
   expect(out).toContain('← {"tempC":21,"sky":"sunny"}');
   expect(out).toContain('Pack an umbrella for Paris');
