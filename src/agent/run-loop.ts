@@ -9,7 +9,7 @@ import { compressHistory } from './compression.ts';
 import { truncateForHistory } from './history.ts';
 import { isoTime } from './iso-time.ts';
 import { callModel } from './model-turn.ts';
-import { isHalt, isSuspend } from './processors.ts';
+import { isHalt, isSuspend, type Processor, type ProcessorStage } from './processors.ts';
 import { type RunContext, takeResumeData } from './run-context.ts';
 import { messageChars, type RunState } from './run-state.ts';
 import { runToolsStage } from './tools-stage.ts';
@@ -39,6 +39,7 @@ export async function runLoop(context: RunContext, state: RunState): Promise<Age
 
 async function advance(context: RunContext, state: RunState): Promise<Ending> {
   const prompt = createPromptCache();
+  const hooks = hooksOf(context.processors);
   for (;;) {
     if (context.signal.aborted)
       throw AgencyError.from(context.signal.reason ?? new AgencyError('aborted', 'aborted'), 'aborted');
@@ -46,10 +47,9 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
     if (context.checkpoint && isBoundary(stage)) await context.checkpoint(state);
     switch (stage.at) {
       case 'pre': {
-        const hooks = context.processors.filter((processor) => processor.pre);
-        for (; stage.processor < hooks.length; stage.processor++) {
+        for (; stage.processor < hooks.pre.length; stage.processor++) {
           const resumeData = takeResumeData(context);
-          const verdict = await hooks[stage.processor]?.pre?.({
+          const verdict = await hooks.pre[stage.processor]?.pre?.({
             task: state.task,
             iteration: state.iteration,
             messages: state.messages,
@@ -64,7 +64,8 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
         break;
       }
       case 'model': {
-        await maybeCompress(context, state);
+        if (context.compressThreshold >= 0 && state.historyChars > context.compressThreshold)
+          await compress(context, state);
         // A fresh array per call: the model (or a recorder) may keep the request it was given.
         const request: ModelRequest = { prompt: prompt.of(state.messages).slice(), ...context.params };
         if (context.registry.names().length > 0) {
@@ -98,10 +99,9 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
         break;
       }
       case 'post': {
-        const hooks = context.processors.filter((processor) => processor.post);
-        for (; stage.processor < hooks.length; stage.processor++) {
+        for (; stage.processor < hooks.post.length; stage.processor++) {
           const resumeData = takeResumeData(context);
-          const verdict = await hooks[stage.processor]?.post?.({
+          const verdict = await hooks.post[stage.processor]?.post?.({
             task: state.task,
             iteration: state.iteration,
             response: stage.response,
@@ -117,18 +117,17 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
         break;
       }
       case 'tools': {
-        const outcome = await runToolsStage(context, state, stage);
+        const outcome = await runToolsStage(context, state, stage, hooks.preTool);
         if (outcome.kind === 'halt') return { reason: 'halted', output: outcome.text };
         if (outcome.kind === 'suspend') return { reason: 'suspended', payload: outcome.payload };
         state.stage = { at: 'postTool', calls: stage.calls, outcomes: outcome.outcomes, call: 0, processor: 0 };
         break;
       }
       case 'postTool': {
-        const hooks = context.processors.filter((processor) => processor.postTool);
         for (; stage.call < stage.calls.length; stage.call++, stage.processor = 0) {
-          for (; stage.processor < hooks.length; stage.processor++) {
+          for (; stage.processor < hooks.postTool.length; stage.processor++) {
             const resumeData = takeResumeData(context);
-            const verdict = await hooks[stage.processor]?.postTool?.({
+            const verdict = await hooks.postTool[stage.processor]?.postTool?.({
               task: state.task,
               iteration: state.iteration,
               call: stage.calls[stage.call] as ToolCallPart,
@@ -154,6 +153,16 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
       }
     }
   }
+}
+
+// The processors of each stage, picked once per execution rather than at every step.
+function hooksOf(processors: readonly Processor[]): Record<ProcessorStage, Processor[]> {
+  return {
+    pre: processors.filter((processor) => processor.pre),
+    post: processors.filter((processor) => processor.post),
+    preTool: processors.filter((processor) => processor.preTool),
+    postTool: processors.filter((processor) => processor.postTool),
+  };
 }
 
 // Checkpoints are taken where a resumed run can pick up without repeating visible work: before each iteration's
@@ -231,8 +240,7 @@ function collectAttachments(context: RunContext, state: RunState, found: readonl
   }
 }
 
-async function maybeCompress(context: RunContext, state: RunState): Promise<void> {
-  if (context.compressThreshold < 0 || state.historyChars <= context.compressThreshold) return;
+async function compress(context: RunContext, state: RunState): Promise<void> {
   const outcome = await compressHistory(state, { caller: context.compressCaller, signal: context.signal });
   if (outcome.compressed) {
     const { result, model } = outcome.response;

@@ -1,7 +1,7 @@
 import type { JsonValue, ToolCallPart } from '../core/messages.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
-import { isHalt, isSuspend } from './processors.ts';
+import { isHalt, isSuspend, type Processor } from './processors.ts';
 import { type RunContext, takeResumeData } from './run-context.ts';
 import type { RunStage, RunState } from './run-state.ts';
 import { runPool } from './tool-pool.ts';
@@ -22,9 +22,15 @@ export async function runToolsStage(
   context: RunContext,
   state: RunState,
   stage: ToolsStage,
+  hooks: readonly Processor[],
 ): Promise<ToolsStageResult> {
-  const gate = await runPreTool(context, state, stage);
-  if (gate) return gate;
+  if (hooks.length > 0) {
+    const gate = await runPreTool(context, state, stage, hooks);
+    if (gate) return gate;
+  } else if (stage.gate.call < stage.calls.length) {
+    stage.gate.call = stage.calls.length;
+    stage.gate.processor = 0;
+  }
 
   const pending: number[] = [];
   stage.outcomes.forEach((outcome, index) => {
@@ -93,8 +99,8 @@ async function runPreTool(
   context: RunContext,
   state: RunState,
   stage: ToolsStage,
+  hooks: readonly Processor[],
 ): Promise<ToolsStageResult | undefined> {
-  const hooks = context.processors.filter((processor) => processor.preTool);
   for (; stage.gate.call < stage.calls.length; stage.gate.call++, stage.gate.processor = 0) {
     for (; stage.gate.processor < hooks.length; stage.gate.processor++) {
       const call = stage.calls[stage.gate.call] as ToolCallPart;
