@@ -121,8 +121,3 @@ export function parseScope(text: string): MemoryScope {
 export function isScopeKind(value: unknown): value is MemoryScopeKind {
   return typeof value === 'string' && (MEMORY_SCOPE_KINDS as readonly string[]).includes(value);
 }
-
-/** True when two scopes are the same. */
-export function sameScope(a: MemoryScope, b: MemoryScope): boolean {
-  return a.kind === b.kind && a.id === b.id;
-}
