@@ -6,7 +6,11 @@ import { AgencyError } from '../core/errors.ts';
 import { defaultRedactor, type Redactor } from '../core/redact.ts';
 import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
-import type { MemoryManager } from '../memory/memory-manager.ts';
+import type { Message } from '../core/messages.ts';
+import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
+import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.ts';
+import { loadTaskHistory } from '../memory/history.ts';
+import { toMessage } from '../memory/message-schema.ts';
 import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { createToolRegistry } from '../tools/tool-registry.ts';
 import type { ApprovalBroker } from './approvals/broker.ts';
@@ -39,8 +43,11 @@ export type RunnerOptions = {
   model?: ModelInput;
   /** The tools, or a function that builds them for a task folder (e.g. scoped to its `task/` and `progress/`). */
   tools?: readonly Tool[] | ((paths: TaskPaths) => readonly Tool[]);
-  /** Memory for pinned blocks, phase recall and learnings. */
-  memory?: MemoryManager | ((spec: { taskId: string; userId: string | null }) => MemoryManager);
+  /**
+   * Memory for pinned blocks, phase recall and learnings. Pass a factory to have its `memory.read`/`memory.write`
+   * notifications journaled and its entries redacted: it receives `onEvent` and `redact` to give the manager.
+   */
+  memory?: MemoryManager | ((context: MemoryContext) => MemoryManager);
   /** Extra processors, e.g. a policy processor; they run after the tool gate. */
   processors?: readonly Processor[];
   /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */
@@ -60,6 +67,15 @@ export type RunnerOptions = {
   /** @default 'group' */
   journalSync?: JournalSyncMode;
   deps?: { now?: () => number; newId?: IdGenerator };
+};
+
+/** What a memory factory receives. */
+export type MemoryContext = {
+  taskId: string;
+  userId: string | null;
+  /** Journals a manager's notification as a `memory.read` or `memory.write` event (counts and scopes only). */
+  onEvent: (event: MemoryEvent) => void;
+  redact: (text: string) => string;
 };
 
 /** A run that has been started or resumed. */
@@ -86,7 +102,14 @@ export type Runner = {
   subscribe(listener: RunListener): () => void;
 };
 
-type Live = { session: Session; lock: RunLock; loop: Loop; brief: string; finished?: DoTaskResult };
+type Live = {
+  session: Session;
+  lock: RunLock;
+  loop: Loop;
+  brief: string;
+  memory: MemoryManager | undefined;
+  finished?: DoTaskResult;
+};
 
 /**
  * Creates a runner of governed tasks: Gather → Plan → Act → Verify by default, in a `task/` + `progress/` folder,
@@ -149,7 +172,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     });
     const brief = await readFile(paths.brief, 'utf8');
     const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };
-    const entry: Live = { session, lock, loop, brief };
+    const entry: Live = { session, lock, loop, brief, memory: memoryFor(session, options, redactor) };
     live.set(handle, entry);
     return { handle, entry };
   };
@@ -170,7 +193,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     const wallTimer = wallClockTimer(session);
     try {
       const outcome = await entry.loop.run(context);
-      entry.finished = await finalizeRun(session, entry.loop, { ...outcome, memory: memoryFor(session, options) });
+      entry.finished = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
     } catch (error) {
       if (error instanceof StepPause) return { done: false, step: lastStep };
       const reason: StopReason = isRunStop(error) ? error.reason : 'error';
@@ -294,7 +317,8 @@ async function buildLoopContext(
       'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
     );
   }
-  const memory = memoryFor(session, options);
+  const memory = entry.memory;
+  const history = historyFor(session);
   const maxTokens = options.maxTokens ?? 2048;
   const agent = new LLMAgent({
     name: 'governed-task',
@@ -329,7 +353,7 @@ async function buildLoopContext(
     brief: entry.brief,
     tools,
     contextFor: (phase) =>
-      buildPhaseContext({ paths: session.paths, brief: entry.brief, ...(memory ? { memory } : {}) }, phase),
+      buildPhaseContext({ paths: session.paths, brief: entry.brief, history, ...(memory ? { memory } : {}) }, phase),
     takeReplanRequest: () => {
       const taken = replan;
       replan = undefined;
@@ -340,11 +364,40 @@ async function buildLoopContext(
   });
 }
 
-function memoryFor(session: Session, options: RunnerOptions): MemoryManager | undefined {
+function memoryFor(session: Session, options: RunnerOptions, redactor: Redactor): MemoryManager | undefined {
   if (!options.memory) return undefined;
-  return typeof options.memory === 'function'
-    ? options.memory({ taskId: session.spec.task_id, userId: session.spec.user_id })
-    : options.memory;
+  if (typeof options.memory !== 'function') return options.memory;
+  return options.memory({
+    taskId: session.spec.task_id,
+    userId: session.spec.user_id,
+    redact: (text) => redactor.redactText(text),
+    onEvent: (event) =>
+      session.emit({
+        type: event.type,
+        message: `${event.count} ${event.count === 1 ? 'entry' : 'entries'} ${event.type === 'memory.read' ? 'from' : 'to'} ${event.scopes.join(', ') || 'no scope'}`,
+        data: { scopes: event.scopes, count: event.count, ...(event.phase ? { phase: event.phase } : {}) },
+      }),
+  });
+}
+
+/** The seeded history of a run: the TaskSpec's messages, then `task/history.jsonl|md`, under the spec's policy. */
+function historyFor(session: Session) {
+  let seed: Promise<Message[]> | undefined;
+  const policy = historyPolicyFromSpec(session.spec.history);
+  return async (_phase: string, taskContext: string): Promise<Message[]> => {
+    seed ??= loadTaskHistory(session.paths.root).then((fromFiles) => [...specMessages(session), ...fromFiles]);
+    return renderHistory({ seed: await seed, policy, taskContext });
+  };
+}
+
+function specMessages(session: Session): Message[] {
+  return session.spec.seed_messages.map((value, index) => {
+    const parsed = toMessage(value);
+    if ('problem' in parsed) {
+      throw new AgencyError('state_corrupt', `${session.paths.spec}: "seed_messages.${index}" ${parsed.problem}`);
+    }
+    return parsed.message;
+  });
 }
 
 /** The tool the model calls during Act to ask for tools the approved plan does not allow. */

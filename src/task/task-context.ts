@@ -9,8 +9,8 @@ export type TaskContextSource = {
   paths: TaskPaths;
   brief: string;
   memory?: MemoryManager;
-  /** Seeded conversation history, already shaped by the step's history policy. */
-  history?: (phase: string) => Promise<Message[]>;
+  /** Seeded conversation history for a phase, shaped by the history policy and deduped against the task context. */
+  history?: (phase: string, taskContext: string) => Promise<Message[]>;
 };
 
 /**
@@ -39,7 +39,10 @@ export async function buildPhaseContext(source: TaskContextSource, phase: string
         content: [{ type: 'text', text: `# Relevant memory for ${phase}\n\n${recall.text}` }],
       });
   }
-  if (source.history) messages.push(...(await source.history(phase)));
+  if (source.history) {
+    const taskContext = sections.join('\n\n');
+    messages.push(...(await source.history(phase, taskContext)));
+  }
   return mergeUserMessages(messages);
 }
 

@@ -367,3 +367,50 @@ describe('plans and verification', () => {
 function verifySchemaFiles(files: string[]): string[] {
   return files.sort();
 }
+
+describe('memory and history in a governed run', () => {
+  it('pins memory in the stable prefix, recalls per phase, seeds history, and journals counts without payloads', async () => {
+    const { createInMemoryMemoryStore } = await import('../../src/memory/in-memory-memory-store.ts');
+    const { createMemoryManager } = await import('../../src/memory/memory-manager.ts');
+    const store = createInMemoryMemoryStore();
+    await store.put(
+      { kind: 'agent', id: 'governed' },
+      { kind: 'preference', key: 'style', text: 'Write summaries in plain English.' },
+    );
+    await store.put(
+      { kind: 'user', id: 'u1' },
+      { kind: 'fact', title: 'Past task', text: 'The user liked one-line summaries of notes.' },
+    );
+    const root = await makeTaskFolder();
+    await writeFile(
+      join(root, 'task', 'history.md'),
+      '## user\nPlease keep it short.\n\n## assistant\nUnderstood: one line.\n',
+    );
+    const model = phaseModel();
+    const result = await createRunner({
+      model,
+      tools: (paths) => fixtureTools(paths),
+      approvals: 'auto',
+      memory: ({ taskId, onEvent, redact }) =>
+        createMemoryManager({ store, channels: { agent: 'governed', user: 'u1', task: taskId }, onEvent, redact }),
+    }).doTask(root, { userId: 'u1' });
+    expect(result.finishReason).toBe('completed');
+
+    const systems = model.calls.map((call) =>
+      JSON.stringify(call.options.prompt.filter((message) => message.role === 'system')),
+    );
+    expect(new Set(systems).size).toBe(1);
+    expect(systems[0]).toContain('Write summaries in plain English.');
+    const gather = JSON.stringify(model.calls[0]?.options.prompt);
+    expect(gather).toContain('Please keep it short.');
+    expect(gather).toContain('Understood: one line.');
+
+    const journal = await frames(root);
+    const memoryEvents = journal.filter((frame) => frame.type === 'memory.read' || frame.type === 'memory.write');
+    expect(memoryEvents.some((frame) => frame.type === 'memory.read')).toBe(true);
+    expect(memoryEvents.some((frame) => frame.type === 'memory.write')).toBe(true);
+    expect(JSON.stringify(memoryEvents)).not.toMatch(/plain English|one-line summaries/);
+    const learned = await store.query([{ kind: 'task', id: result.taskId }], { topK: 5 });
+    expect(learned[0]?.kind).toBe('episode');
+  });
+});

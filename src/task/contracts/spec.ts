@@ -29,6 +29,8 @@ export const specSchema = z
       last_n: z.number().int().positive(),
       summary_max_tokens: z.number().int().positive(),
     }),
+    /** Conversation seeded from the TaskSpec, placed before each phase's ask under the history policy. */
+    seed_messages: z.array(z.record(z.string(), z.unknown())),
     /** Allow one refine-and-retry when Verify fails and budget remains. */
     refine_on_verify_fail: z.boolean(),
     created_at: z.iso.datetime(),
