@@ -1,6 +1,5 @@
 // Approvals: the broker port, the file and in-memory brokers, and the helper that writes human decisions.
 
-export { invalidDecisionEvent, formatInvalidDecision } from './approval-events.ts';
 export type { ApprovalBroker, ApprovalOutcome, AwaitApprovalOptions, InvalidDecision } from './broker.ts';
 export { decide, type DecideOptions } from './decide.ts';
 export {
