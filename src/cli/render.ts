@@ -41,7 +41,12 @@ export function formatFrame(frame: EventFrame, out: Output): string {
 }
 
 /** The live view of a run: event lines, a status line on a TTY, and the exact command to approve a pending request. */
-export function createProgressView(out: Output, root: string, budget: { maxCostUsd?: number; maxTokens?: number }) {
+export function createProgressView(
+  out: Output,
+  root: string,
+  budget: { maxCostUsd?: number; maxTokens?: number },
+  { approvalsByHand = true }: { approvalsByHand?: boolean } = {},
+) {
   let phase = 'init';
   let step = '';
   let tokens = 0;
@@ -76,7 +81,7 @@ export function createProgressView(out: Output, root: string, budget: { maxCostU
         cost = cost === null || frame.usage_delta.cost_usd === null ? null : cost + frame.usage_delta.cost_usd;
       }
       out.write(`${formatFrame(frame, out)}\n`);
-      if (frame.type === 'approval.requested') {
+      if (frame.type === 'approval.requested' && approvalsByHand) {
         const id = String(frame.data?.id);
         pending = id;
         out.write(

@@ -1,3 +1,4 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
 import { readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
@@ -19,6 +20,8 @@ export type RunCommandOptions = {
   view?: ResultView;
   json?: boolean;
   record?: string;
+  /** A model object to use instead of `model` (for programs that embed the CLI, such as the demo). */
+  modelObject?: LanguageModelV4;
 };
 
 /** `agency run <root>` and `agency resume <root>`: run a task to the end, showing live progress. */
@@ -37,17 +40,22 @@ export async function runCommand(
       exitCode: 2,
     });
   }
-  let model = resolveModel(modelSpec);
+  let model = options.modelObject ?? resolveModel(modelSpec);
   if (options.record) model = recordModel(model, options.record);
   const runner = createRunner({
     model,
     tools: (taskPaths) => cliTaskTools(taskPaths, config),
     ...(options.approvals ? { approvals: options.approvals } : {}),
   });
-  const view = createProgressView(out, root, {
-    ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-  });
+  const view = createProgressView(
+    out,
+    root,
+    {
+      ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    },
+    { approvalsByHand: options.approvals !== 'auto' },
+  );
   const unsubscribe = runner.subscribe((frame) =>
     options.json ? out.write(`${JSON.stringify(frame)}\n`) : view.onFrame(frame),
   );
