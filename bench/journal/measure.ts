@@ -5,7 +5,7 @@ import { createFsSpy } from '../../src/task/fs/fs-spy.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { createFrameFactory } from '../../src/task/journal/frame-factory.ts';
 import { SAMPLE_EVENT, sampleState } from './fixtures.ts';
-import { median, openRawAppender, rawAtomicWrite, round, timeUs, timeUsAsync } from './raw-floor.ts';
+import { median, openRawAppender, quantile, rawAtomicWrite, round, timeUs, timeUsAsync } from './raw-floor.ts';
 
 /** Unsynced append cost. */
 export type AppendFigure = {
@@ -84,6 +84,9 @@ export type PerEventFigure = {
   ratio: number;
   /** The ratio of the means, which outliers (a stalled fsync) move more. */
   meanRatio: number;
+  /** The 10th and 90th percentiles of the raw write + fsync, in µs: how steady the disk was. */
+  rawP10Us: number;
+  rawP90Us: number;
 };
 
 // Each event is timed once through the journal and once raw, next to each other and in alternating order, so the
@@ -111,6 +114,8 @@ export async function measurePerEvent(dir: string, { events }: { events: number 
     rawUs: round(median(rawRuns), 1),
     ratio: round(median(journalRuns) / median(rawRuns), 3),
     meanRatio: round(mean(journalRuns) / mean(rawRuns), 3),
+    rawP10Us: round(quantile(rawRuns, 0.1), 1),
+    rawP90Us: round(quantile(rawRuns, 0.9), 1),
   } satisfies PerEventFigure;
 }
 

@@ -50,7 +50,7 @@ export function reportLines(report: JournalReport): string[] {
       "sync 'always' vs raw write+fsync",
       `${perEvent.ratio}×`,
       `${perEvent.journalUs} vs ${perEvent.rawUs} µs/event, medians of ${perEvent.events} paired events ` +
-        `(ratio of means ${perEvent.meanRatio}×)`,
+        `(ratio of means ${perEvent.meanRatio}×; raw p10–p90 ${perEvent.rawP10Us}–${perEvent.rawP90Us} µs)`,
     ],
     [
       'checkpoint: state.json atomic write (µs)',
