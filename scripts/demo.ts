@@ -54,7 +54,7 @@ for (const name of examples) {
   await cp(join(repo, 'examples', name, 'task'), join(root, 'task'), { recursive: true });
 
   let model: LanguageModelV4 = values.author
-    ? (authors[name] as () => LanguageModelV4)()
+    ? (authors[name])()
     : resolveModel(values.model ?? `replay:${cassette}`);
   if (values.record) model = recordModel(model, cassette);
   const meter = measurePrefix(model);
