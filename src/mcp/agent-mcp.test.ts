@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLMAgent } from '../agent/llm-agent.ts';
 import { ScriptedModel } from '../testing/scripted-model.ts';
-import { connectMcp, type McpConnection, type McpStatus } from './connect-mcp.ts';
+import { connectMcp } from './connect-mcp.ts';
+import type { McpConnection, McpStatus } from './mcp-connection.ts';
 import type { ConnectMcpOptions } from './connect-options.ts';
 
 const EVERYTHING = fileURLToPath(

@@ -14,6 +14,16 @@ export function isConnectionFailure(error: unknown): boolean {
   return true;
 }
 
+/** True when a Streamable HTTP server answered 404 to a session's request: it no longer knows the session. */
+export function isSessionExpired(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === 404 &&
+    !(error instanceof McpError)
+  );
+}
+
 /** The error a tool call fails with when the server answered with a JSON-RPC error. */
 export function protocolError(server: string, tool: string, error: unknown): AgencyError {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {

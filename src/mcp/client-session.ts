@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool as McpToolDescriptor } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 
 /** How to reach an MCP server: a command speaking MCP on stdio, or a Streamable HTTP endpoint. */
@@ -149,3 +150,19 @@ async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void
 }
 
 function noop(): void {}
+
+const MAX_PAGES = 100;
+
+/** Lists every tool of the server, page by page; none when it does not offer tools. */
+export async function listAllTools(client: Client, timeout: number): Promise<McpToolDescriptor[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: McpToolDescriptor[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}

@@ -1,9 +1,8 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpToolDescriptor } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { Tool, ToolContext } from '../tools/define-tool.ts';
-import { isConnectionFailure, protocolError, unavailableError } from './call-errors.ts';
-import { type McpSession, openSession } from './client-session.ts';
+import { isConnectionFailure, isSessionExpired, protocolError, unavailableError } from './call-errors.ts';
+import { listAllTools, type McpSession, openSession } from './client-session.ts';
 import {
   type ConnectMcpOptions,
   MAX_TIMER_MS,
@@ -12,45 +11,8 @@ import {
 } from './connect-options.ts';
 import { createJsonSchemaCompiler } from './json-schema-input.ts';
 import type { McpCallFunction } from './mcp-tool.ts';
-import { createToolCatalog, type SkippedMcpTool, type ToolCatalog } from './tool-catalog.ts';
-
-/** Where a connection stands. `closed` is final; the others can change at any time. */
-export type McpConnectionState = 'connected' | 'reconnecting' | 'disconnected' | 'closed';
-
-/** A snapshot of a connection, for logs and health checks. */
-export type McpStatus = {
-  state: McpConnectionState;
-  /** The server's own name and version, from the handshake. */
-  server?: { name: string; version: string };
-  /** The server process, for stdio servers while connected. */
-  pid?: number;
-  /** Background reconnection attempts since the connection was lost. */
-  reconnectAttempts: number;
-  lastError?: string;
-  /** The tail of a stdio server's stderr. */
-  stderr?: string;
-};
-
-/** A live connection to one MCP server, whose tools are agency tools. */
-export type McpConnection = {
-  readonly name: string;
-  /** The current tools, sorted by name. The list is replaced when the server says it changed. */
-  tools(): readonly Tool[];
-  /** Tools the server lists that are not exposed, with the reason. */
-  skippedTools(): readonly SkippedMcpTool[];
-  status(): McpStatus;
-  /** Called with the new list whenever tools are added, removed or changed. Returns an unsubscribe function. */
-  onToolsChanged(listener: (tools: readonly Tool[]) => void): () => void;
-  /** Called whenever the connection state changes. Returns an unsubscribe function. */
-  onStatusChange(listener: (status: McpStatus) => void): () => void;
-  /** Lists the server's tools again, for servers that do not send `notifications/tools/list_changed`. */
-  refreshTools(): Promise<readonly Tool[]>;
-  /** Reconnects now, when not connected; resets the background attempt count. */
-  reconnect(): Promise<void>;
-  /** Ends the session and stops the server process. Calls made afterwards fail with `mcp_unavailable`. */
-  close(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-};
+import type { McpConnection, McpConnectionState, McpStatus } from './mcp-connection.ts';
+import { createToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 
 /**
  * Connects to an MCP server over stdio or Streamable HTTP and exposes its tools as agency tools named
@@ -73,6 +35,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
 }
 
 type Live = { token: object; session: McpSession };
+type McpCall = Parameters<McpCallFunction>[0];
 
 class Connection implements McpConnection {
   readonly name: string;
@@ -175,28 +138,37 @@ class Connection implements McpConnection {
 
   [Symbol.asyncDispose] = () => this.close();
 
-  private readonly call: McpCallFunction = async ({ mcpName, agencyName, args }, context) => {
+  private readonly call: McpCallFunction = async (call, context) => {
     const live = this.live;
     if (!live) throw unavailableError(this.name, this.state, this.lastError);
-    let result: Awaited<ReturnType<Client['callTool']>>;
     try {
-      result = await live.session.client.callTool({ name: mcpName, arguments: args }, undefined, {
-        signal: context.signal,
-        // The tool's own timeout is enforced by runToolCall through the signal, which cancels the request.
-        timeout: MAX_TIMER_MS,
-        ...this.progressHandler(agencyName, context),
-      });
+      return await this.callOn(live, call, context);
     } catch (error) {
       // runToolCall has already settled the call as timed out or cancelled; nobody reads this error.
       if (context.signal.aborted) throw error;
-      if (!isConnectionFailure(error)) throw protocolError(this.name, mcpName, error);
+      if (!isConnectionFailure(error)) throw protocolError(this.name, call.mcpName, error);
       this.lost(live.token, error);
-      throw unavailableError(this.name, this.state, error);
+      // The server forgot the session (restarted, or ended it while idle) and never ran the call: MCP says to start
+      // a new session, after which the call is safe to send once more.
+      if (!isSessionExpired(error)) throw unavailableError(this.name, this.state, error);
+      await this.reconnect().catch(() => undefined);
+      const fresh = this.live;
+      if (!fresh) throw unavailableError(this.name, this.state, error);
+      return this.callOn(fresh, call, context);
     }
+  };
+
+  private async callOn(live: Live, call: McpCall, context: ToolContext): Promise<CallToolResult> {
+    const result = await live.session.client.callTool({ name: call.mcpName, arguments: call.args }, undefined, {
+      signal: context.signal,
+      // The tool's own timeout is enforced by runToolCall through the signal, which cancels the request.
+      timeout: MAX_TIMER_MS,
+      ...this.progressHandler(call.agencyName, context),
+    });
     // Servers on the 2024-10-07 protocol answer with `toolResult` instead of content.
     if (!('content' in result)) return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
     return result as CallToolResult;
-  };
+  }
 
   private progressHandler(tool: string, context: ToolContext) {
     const { onProgress } = this.options;
@@ -244,7 +216,8 @@ class Connection implements McpConnection {
       const descriptors = await listAllTools(session.client, connectTimeoutMs);
       if (this.state === 'closed') throw unavailableError(this.name, 'closed');
       this.live = { token, session };
-      this.serverInfo = session.client.getServerVersion();
+      const info = session.client.getServerVersion();
+      this.serverInfo = info && { name: info.name, version: info.version };
       this.lastError = undefined;
       this.attempts = 0;
       this.apply(descriptors);
@@ -348,19 +321,4 @@ class Connection implements McpConnection {
       }
     }
   }
-}
-
-const MAX_PAGES = 100;
-
-async function listAllTools(client: Client, timeout: number): Promise<McpToolDescriptor[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
-  const tools: McpToolDescriptor[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return tools;
 }

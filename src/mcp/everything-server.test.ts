@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToolCall } from '../tools/run-tool-call.ts';
 import type { McpProgressEvent } from './connect-options.ts';
-import { connectMcp, type McpConnection } from './connect-mcp.ts';
+import { connectMcp } from './connect-mcp.ts';
+import type { McpConnection } from './mcp-connection.ts';
 
 // The reference server from @modelcontextprotocol/server-everything, over stdio.
 const EVERYTHING = fileURLToPath(

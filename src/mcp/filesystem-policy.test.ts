@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLMAgent } from '../agent/llm-agent.ts';
 import type { Processor } from '../agent/processors.ts';
 import { ScriptedModel } from '../testing/scripted-model.ts';
-import { connectMcp, type McpConnection } from './connect-mcp.ts';
+import { connectMcp } from './connect-mcp.ts';
+import type { McpConnection } from './mcp-connection.ts';
 
 const FILESYSTEM = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url),

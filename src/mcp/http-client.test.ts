@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { runToolCall } from '../tools/run-tool-call.ts';
-import { connectMcp, type McpConnection, type McpStatus } from './connect-mcp.ts';
+import { connectMcp } from './connect-mcp.ts';
+import type { McpConnection, McpStatus } from './mcp-connection.ts';
 import { createMcpServer } from './mcp-server.ts';
 
 const add = defineTool({
@@ -120,6 +121,25 @@ describe('connectMcp over Streamable HTTP', () => {
     await serve([add], first.http.port);
     await back;
     expect((await run(remote, 'add', { a: 1, b: 2 })).modelOutput).toEqual({ type: 'text', value: '3' });
+  });
+
+  it('starts a new session and sends the call once more when the server has forgotten the session', async () => {
+    let runs = 0;
+    const count = defineTool({
+      name: 'count',
+      description: 'Counts its runs',
+      input: z.object({}),
+      effects: 'write',
+      execute: () => ++runs,
+    });
+    const server = createMcpServer({ name: 'forgetful', tools: [count] });
+    const http = await server.listenHttp({ sessionIdleMs: 50 });
+    cleanups.push(() => server.close());
+    const remote = await connect(http.url);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await run(remote, 'count', {})).modelOutput).toEqual({ type: 'text', value: '1' });
+    expect(runs).toBe(1);
+    expect(remote.status().state).toBe('connected');
   });
 
   it('fails to connect with mcp_unavailable when nothing listens', async () => {

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { AgencyError } from '../core/errors.ts';
+import { AgencyError, errorMessage } from '../core/errors.ts';
+import { createSessionStore, type SessionStore } from './http-sessions.ts';
 import { checkRequest, hostnameOf, originOf, type RequestGuard } from './request-guard.ts';
 
 /** Options for serving MCP over Streamable HTTP. */
@@ -43,8 +42,6 @@ export type McpHttpListener = {
   close(): Promise<void>;
 };
 
-type Session = { transport: StreamableHTTPServerTransport; server: Server; active: number; lastSeen: number };
-
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
@@ -55,63 +52,25 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 export async function listenMcpHttp(newSession: () => Server, options: McpHttpOptions = {}): Promise<McpHttpListener> {
   const { host = '127.0.0.1', port = 0, path = '/mcp', token, maxBodyBytes = 4 * 1024 * 1024 } = options;
   const { maxSessions = 100, sessionIdleMs = 30 * 60_000 } = options;
-  const bindName = hostnameOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  if (options.allowedHosts === undefined && !LOOPBACK.includes(bindName ?? '') && !/^127\./.test(host)) {
+  const bindName = hostnameOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host) ?? host;
+  if (options.allowedHosts === undefined && !LOOPBACK.includes(bindName) && !/^127\./.test(host)) {
     throw new AgencyError(
       'invalid_argument',
       `Serving MCP on "${host}" needs "allowedHosts": the host names clients use to reach it (DNS-rebinding protection)`,
       { details: { field: 'allowedHosts' } },
     );
   }
-  const sessions = new Map<string, Session>();
   const allowedHosts = new Set<string>();
   const allowedOrigins = new Set<string>();
   const guard: RequestGuard = { allowedHosts, allowedOrigins, ...(token ? { token } : {}) };
+  const sessions = createSessionStore({ newSession, maxSessions, idleMs: sessionIdleMs });
+  const handle = createHandler({ guard, path, maxBodyBytes, sessions });
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) reply(res, 500, `Internal error: ${(error as Error).message}`);
+      if (!res.headersSent) reply(res, 500, `Internal error: ${errorMessage(error)}`);
       else res.end();
     });
   });
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const refusal = checkRequest(
-      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
-      guard,
-    );
-    if (refusal) return reply(res, refusal.status, refusal.message);
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reply(res, 404, 'Not found');
-    const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : { ok: true as const, value: undefined };
-    if (!body.ok) return reply(res, body.status, body.message, body.code);
-    const id = req.headers['mcp-session-id'];
-    if (typeof id === 'string') {
-      const session = sessions.get(id);
-      if (!session) return reply(res, 404, 'Session not found: start a new one with an initialize request');
-      return serve(session, req, res, body.value);
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(body.value)) {
-      return reply(res, 400, 'Bad request: send an initialize request first, then the Mcp-Session-Id it returns');
-    }
-    if (sessions.size >= maxSessions && !evictIdle(sessions)) {
-      res.setHeader('retry-after', '5');
-      return reply(res, 503, 'Too many MCP sessions; retry later');
-    }
-    const session = await openSession(newSession, sessions);
-    await serve(session, req, res, body.value);
-    if (session.transport.sessionId === undefined) await session.server.close();
-  };
-
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const session of sessions.values()) {
-        if (session.active === 0 && now - session.lastSeen > sessionIdleMs) void session.transport.close();
-      }
-    },
-    Math.min(sessionIdleMs, 60_000),
-  );
-  sweep.unref();
-
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {
@@ -120,19 +79,14 @@ export async function listenMcpHttp(newSession: () => Server, options: McpHttpOp
     });
   });
   const bound = (http.address() as AddressInfo).port;
-  const urlHost = bindName ?? host;
-  for (const name of options.allowedHosts ?? [...LOOPBACK, urlHost]) {
-    allowedHosts.add(hostnameOf(name) ?? name.toLowerCase());
-  }
-  const origins = options.allowedOrigins ?? [...LOOPBACK, urlHost].map((name) => `http://${name}:${bound}`);
+  for (const name of options.allowedHosts ?? [...LOOPBACK, bindName]) allowedHosts.add(hostnameOf(name) ?? name);
+  const origins = options.allowedOrigins ?? [...LOOPBACK, bindName].map((name) => `http://${name}:${bound}`);
   for (const origin of origins) allowedOrigins.add(originOf(origin) ?? origin);
-
   return {
-    url: `http://${urlHost}:${bound}${path}`,
+    url: `http://${bindName}:${bound}${path}`,
     port: bound,
     async close() {
-      clearInterval(sweep);
-      await Promise.all([...sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
+      await sessions.close();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();
@@ -141,44 +95,27 @@ export async function listenMcpHttp(newSession: () => Server, options: McpHttpOp
   };
 }
 
-async function openSession(newSession: () => Server, sessions: Map<string, Session>): Promise<Session> {
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => {
-      sessions.set(id, session);
-    },
-  });
-  const server = newSession();
-  const session: Session = { transport, server, active: 0, lastSeen: Date.now() };
-  await server.connect(transport);
-  // Chained after connect, which installs the transport's own close handling.
-  const onclose = transport.onclose;
-  transport.onclose = () => {
-    onclose?.();
-    if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+function createHandler(options: { guard: RequestGuard; path: string; maxBodyBytes: number; sessions: SessionStore }) {
+  const { guard, path, maxBodyBytes, sessions } = options;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { host, origin, authorization } = req.headers;
+    const refusal = checkRequest({ host, origin, authorization }, guard);
+    if (refusal) return reply(res, refusal.status, refusal.message);
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reply(res, 404, 'Not found');
+    const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : { ok: true as const, value: undefined };
+    if (!body.ok) return reply(res, body.status, body.message, body.code);
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      if (await sessions.serve(id, req, res, body.value)) return;
+      return reply(res, 404, 'Session not found: start a new one with an initialize request');
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body.value)) {
+      return reply(res, 400, 'Bad request: send an initialize request first, then the Mcp-Session-Id it returns');
+    }
+    if (await sessions.initialize(req, res, body.value)) return;
+    res.setHeader('retry-after', '5');
+    reply(res, 503, 'Too many MCP sessions; retry later');
   };
-  return session;
-}
-
-async function serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  session.active++;
-  session.lastSeen = Date.now();
-  res.once('close', () => {
-    session.active--;
-    session.lastSeen = Date.now();
-  });
-  await session.transport.handleRequest(req, res, body);
-}
-
-function evictIdle(sessions: Map<string, Session>): boolean {
-  let oldest: Session | undefined;
-  for (const session of sessions.values()) {
-    if (session.active === 0 && (!oldest || session.lastSeen < oldest.lastSeen)) oldest = session;
-  }
-  if (!oldest) return false;
-  void oldest.transport.close();
-  if (oldest.transport.sessionId !== undefined) sessions.delete(oldest.transport.sessionId);
-  return true;
 }
 
 type Body = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string; code: number };

@@ -212,6 +212,28 @@ describe('HTTP limits', () => {
     }
   });
 
+  it('ends the longest-idle session to make room, and sessions idle too long', async () => {
+    const connectTo = async (url: string) => {
+      const sdk = new Client({ name: 'c', version: '1' });
+      await sdk.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return sdk;
+    };
+    const full = await server.listenHttp({ maxSessions: 1 });
+    const idle = await server.listenHttp({ sessionIdleMs: 50 });
+    try {
+      const first = await connectTo(full.url);
+      const second = await connectTo(full.url);
+      await expect(first.listTools()).rejects.toThrow(/Session not found/);
+      expect((await second.listTools()).tools).toHaveLength(3);
+      const sleeper = await connectTo(idle.url);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(sleeper.listTools()).rejects.toThrow(/Session not found/);
+      await Promise.all([first.close(), second.close(), sleeper.close()]);
+    } finally {
+      await Promise.all([full.close(), idle.close()]);
+    }
+  });
+
   it('requires the bearer token when one is set', async () => {
     const guarded = await server.listenHttp({ token: 's3cret' });
     try {
