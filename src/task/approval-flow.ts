@@ -16,8 +16,8 @@ export type ApprovalAsk =
     };
 
 /**
- * Asks for an approval and waits for it: the request file is written, `approval.requested` is journaled and made
- * durable, and `state.json` says the run is waiting. Invalid decision files are journaled as `approval.invalid`
+ * Asks for an approval and waits for it: `approval.requested` is journaled and made durable, the request file is
+ * written, and `state.json` says the run is waiting. Invalid decision files are journaled as `approval.invalid`
  * while the wait goes on. A run resumed while waiting reuses its earlier request instead of making a new one.
  */
 export async function askApproval(session: Session, step: string, ask: ApprovalAsk): Promise<ApprovalOutcome> {
@@ -50,9 +50,9 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
           created_at: createdAt,
           expires_at: expiresAt,
         };
-  const existing = await session.broker.get(id);
-  if (!existing.request) {
-    await session.broker.submit(request);
+  // Journal the request before writing its file, so a run killed in between finds the id and reuses it: no request
+  // file is ever left without its journal entry.
+  if (!session.fold.approvals.has(key)) {
     session.fold.approvals.set(key, id);
     session.emit({
       type: 'approval.requested',
@@ -69,7 +69,9 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
           : { tool: ask.toolName, args_digest: ask.argsDigest }),
       },
     });
+    await session.journal.flush();
   }
+  if (!(await session.broker.get(id)).request) await session.broker.submit(request);
   await session.boundary({ status: 'waiting_approval' });
   const outcome = await session.broker.await(id, {
     signal: session.signal,
