@@ -3,54 +3,99 @@ import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 
 /** A signal that aborts when the caller's does or when `timeoutMs` passes, whichever is first. */
-export type AttemptSignal = { signal: AbortSignal; timedOut(): boolean; dispose(): void };
+export type AttemptSignal = {
+  signal: AbortSignal;
+  timedOut(): boolean;
+  dispose(): void;
+  /**
+   * Resolves with `promise`, or rejects as soon as `signal` aborts, so a provider that ignores its abort signal
+   * cannot hang the caller.
+   */
+  race<T>(promise: PromiseLike<T>): Promise<T>;
+};
 
-/** Creates the signal for one attempt. A `timeoutMs` of 0 or less means no timeout. */
-export function attemptSignal(timeoutMs: number, outer: AbortSignal | undefined, what: string): AttemptSignal {
+/**
+ * Creates the signal for one attempt. A `timeoutMs` of 0 or less means no timeout. `what` names the call in the
+ * timeout message and is only called if the attempt times out.
+ */
+export function attemptSignal(timeoutMs: number, outer: AbortSignal | undefined, what: () => string): AttemptSignal {
   const controller = new AbortController();
+  const { signal } = controller;
   let timedOut = false;
-  const onAbort = () => controller.abort(outer?.reason);
+  // Only this function aborts the controller, so it tells pending races itself instead of each race adding an event
+  // listener to the signal.
+  const racers: Array<() => void> = [];
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    for (const notify of racers.splice(0)) notify();
+  };
+  let unwatch: (() => void) | undefined;
   if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener('abort', onAbort, { once: true });
+  else if (outer) unwatch = watchAbort(outer, abort);
   const timer =
     timeoutMs > 0
       ? setTimeout(() => {
           timedOut = true;
-          controller.abort(new AgencyError('model_timeout', `${what} timed out after ${timeoutMs} ms`));
+          abort(new AgencyError('model_timeout', `${what()} timed out after ${timeoutMs} ms`));
         }, timeoutMs)
       : undefined;
   // The timer alone must not keep a process alive; an open request does that.
   timer?.unref();
   return {
-    signal: controller.signal,
+    signal,
     timedOut: () => timedOut,
     dispose() {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', onAbort);
+      unwatch?.();
+    },
+    race<T>(promise: PromiseLike<T>): Promise<T> {
+      if (signal.aborted) return Promise.reject(abortedOrTimeout(signal));
+      return new Promise<T>((resolve, reject) => {
+        const notify = () => reject(abortedOrTimeout(signal));
+        racers.push(notify);
+        const settled = () => {
+          const index = racers.indexOf(notify);
+          if (index >= 0) racers.splice(index, 1);
+        };
+        Promise.resolve(promise).then(
+          (value) => {
+            settled();
+            resolve(value);
+          },
+          (error: unknown) => {
+            settled();
+            reject(signal.aborted ? abortedOrTimeout(signal) : error);
+          },
+        );
+      });
     },
   };
 }
 
-/**
- * Resolves with `promise`, or rejects as soon as `signal` aborts, so a provider that ignores its abort signal
- * cannot hang the caller.
- */
-export function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortedOrTimeout(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortedOrTimeout(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(promise).then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
+// A run makes one attempt per step on the same caller's signal. Adding and removing an event listener costs about
+// half a microsecond, so each signal gets one listener that calls whichever attempts are watching it.
+const watchers = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+function watchAbort(signal: AbortSignal, onAbort: (reason: unknown) => void): () => void {
+  let watching = watchers.get(signal);
+  if (!watching) {
+    const created = new Set<(reason: unknown) => void>();
+    watchers.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        watchers.delete(signal);
+        for (const notify of [...created]) notify(signal.reason);
       },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(signal.aborted ? abortedOrTimeout(signal) : error);
-      },
+      { once: true },
     );
-  });
+    watching = created;
+  }
+  const set = watching;
+  set.add(onAbort);
+  return () => {
+    set.delete(onAbort);
+  };
 }
 
 function abortedOrTimeout(signal: AbortSignal): AgencyError {
@@ -65,13 +110,13 @@ export function isPreamble(part: LanguageModelV4StreamPart): boolean {
 }
 
 /**
- * A stream that yields `buffered` and then the rest of `reader`, erroring as soon as `signal` aborts, and calling
- * `onClose` once when it ends for any reason.
+ * A stream that yields `buffered` and then the rest of `reader`, erroring as soon as the attempt's signal aborts,
+ * and calling `onClose` once when it ends for any reason.
  */
 export function resumeStream(
   buffered: LanguageModelV4StreamPart[],
   reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>,
-  signal: AbortSignal,
+  guard: Pick<AttemptSignal, 'race'>,
   onClose: () => void,
 ): ReadableStream<LanguageModelV4StreamPart> {
   let closed = false;
@@ -88,7 +133,7 @@ export function resumeStream(
         return;
       }
       try {
-        const { done, value } = await raceAbort(reader.read(), signal);
+        const { done, value } = await guard.race(reader.read());
         if (done) {
           close();
           controller.close();

@@ -8,7 +8,7 @@ import type {
 import { sleep as defaultSleep } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
-import { attemptSignal, isPreamble, raceAbort, resumeStream } from './attempt.ts';
+import { type AttemptSignal, attemptSignal, isPreamble, resumeStream } from './attempt.ts';
 import { capabilitiesOf, capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
 import { type ModelErrorClass, toModelError } from './classify-error.ts';
 
@@ -110,18 +110,20 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
   async function run<T>(
     request: ModelRequest,
     call: CallOptions,
-    once: (model: LanguageModelV4, signal: AbortSignal, release: () => void) => Promise<T>,
+    once: (model: LanguageModelV4, guard: AttemptSignal) => Promise<T>,
   ): Promise<T & CallOutcome> {
     const models = modelsFor(request);
     const retries: RetryEvent[] = [];
     let attempts = 0;
     let lastError: AgencyError | undefined;
-    for (const [index, model] of models.entries()) {
+    for (let index = 0; index < models.length; index++) {
+      const model = models[index] as LanguageModelV4;
+      const what = () => `${modelName(model)} call`;
       for (let attempt = 1; attempt <= policy.maxRetries + 1; attempt++) {
         attempts++;
-        const guard = attemptSignal(policy.timeoutMs, call.signal, `${modelName(model)} call`);
+        const guard = attemptSignal(policy.timeoutMs, call.signal, what);
         try {
-          const value = await once(model, guard.signal, guard.dispose);
+          const value = await once(model, guard);
           return { ...value, model, attempts, retries };
         } catch (thrown) {
           guard.dispose();
@@ -160,21 +162,21 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
 
   return {
     generate: (request, call = {}) =>
-      run(request, call, async (model, signal, release) => {
+      run(request, call, async (model, guard) => {
         try {
-          return { result: await raceAbort(model.doGenerate({ ...request, abortSignal: signal }), signal) };
+          return { result: await guard.race(model.doGenerate({ ...request, abortSignal: guard.signal })) };
         } finally {
-          release();
+          guard.dispose();
         }
       }),
     stream: (request, call = {}) =>
-      run(request, call, async (model, signal, release) => {
-        const opened = await raceAbort(model.doStream({ ...request, abortSignal: signal }), signal);
+      run(request, call, async (model, guard) => {
+        const opened = await guard.race(model.doStream({ ...request, abortSignal: guard.signal }));
         const reader = opened.stream.getReader();
         const buffered: LanguageModelV4StreamPart[] = [];
         // Read until the first content part: failures before it can still be retried without the caller noticing.
         for (;;) {
-          const { done, value } = await raceAbort(reader.read(), signal).catch(async (error: unknown) => {
+          const { done, value } = await guard.race(reader.read()).catch(async (error: unknown) => {
             await reader.cancel(error).catch(() => {});
             throw error;
           });
@@ -187,7 +189,7 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
           if (!isPreamble(value)) break;
         }
         return {
-          stream: resumeStream(buffered, reader, signal, release),
+          stream: resumeStream(buffered, reader, guard, guard.dispose),
           ...(opened.response ? { response: opened.response } : {}),
         };
       }),
