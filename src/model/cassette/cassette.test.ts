@@ -230,6 +230,49 @@ describe('record and replay', () => {
     await expect(replayModel(path).doGenerate({ prompt })).rejects.toMatchObject({ code: 'cassette_mismatch' });
   });
 
+  it('redacts a secret streamed across several deltas, keeping the chunking of the rest', async () => {
+    const path = tempFile();
+    const key = 'sk-proj-SplitAcrossDeltas0123456789';
+    const deltas = ['Your key: ', key.slice(0, 6), key.slice(6, 20), key.slice(20), '.'];
+    const parts: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't0' },
+      ...deltas.map((delta) => ({ type: 'text-delta' as const, id: 't0', delta })),
+      { type: 'text-end', id: 't0' },
+      { type: 'text-start', id: 't1' },
+      { type: 'text-delta', id: 't1', delta: 'plain ' },
+      { type: 'text-delta', id: 't1', delta: 'text' },
+      { type: 'text-end', id: 't1' },
+      {
+        type: 'finish',
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
+      },
+    ];
+    const model = new ScriptedModel(['unused']);
+    model.doStream = async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    });
+    for await (const _part of (await recordModel(model, path, { redactor: createRedactor() }).doStream({ prompt: [] }))
+      .stream);
+    const text = readFileSync(path, 'utf8');
+    for (const piece of deltas.slice(1, 4)) expect(text).not.toContain(piece);
+    const recorded = (JSON.parse(text.trim().split('\n')[1] as string) as { stream: Array<{ delta?: string }> }).stream;
+    expect(recorded.filter((part) => part.delta !== undefined).map((part) => part.delta)).toEqual([
+      'Your key: [REDACTED:openai].',
+      'plain ',
+      'text',
+    ]);
+  });
+
   it('appends to an existing cassette when asked', async () => {
     const path = tempFile();
     await recordModel(new ScriptedModel(['one']), path).doGenerate({ prompt: [] });

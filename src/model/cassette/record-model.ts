@@ -99,7 +99,11 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
       const finish = (error?: unknown) => {
         if (written) return;
         written = true;
-        write({ ...call, stream: parts.map(encodeJson), ...(error === undefined ? {} : { error: encodeJson(error) }) });
+        write({
+          ...call,
+          stream: joinRedactedDeltas(parts, redactor).map(encodeJson),
+          ...(error === undefined ? {} : { error: encodeJson(error) }),
+        });
       };
       const tee = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
         transform(part, controller) {
@@ -112,6 +116,35 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
       return { ...opened, stream: withCancelHook(stream, finish) };
     },
   };
+}
+
+type DeltaPart = Extract<LanguageModelV4StreamPart, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
+const DELTA_TYPES = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta']);
+
+// A secret streamed across several deltas matches in none of them alone. Each run of deltas of one block is redacted
+// as a whole, and a run that held a secret is recorded as a single delta; other runs keep their chunking.
+function joinRedactedDeltas(parts: LanguageModelV4StreamPart[], redactor: Redactor): LanguageModelV4StreamPart[] {
+  const out: LanguageModelV4StreamPart[] = [];
+  for (let i = 0; i < parts.length;) {
+    const part = parts[i] as LanguageModelV4StreamPart;
+    if (!DELTA_TYPES.has(part.type)) {
+      out.push(part);
+      i++;
+      continue;
+    }
+    const first = part as DeltaPart;
+    const run: DeltaPart[] = [];
+    for (; i < parts.length; i++) {
+      const next = parts[i] as DeltaPart;
+      if (next.type !== first.type || next.id !== first.id) break;
+      run.push(next);
+    }
+    const joined = run.map((delta) => delta.delta).join('');
+    const redacted = redactor.redactText(joined);
+    if (redacted === joined) out.push(...run);
+    else out.push({ ...first, delta: redacted });
+  }
+  return out;
 }
 
 function withCancelHook(
