@@ -1,6 +1,6 @@
 // Plants canary secrets everywhere a run can carry them (environment, tool arguments, HTTP headers, URLs, tool
 // output, thrown errors, model output, provider errors), runs agents that record cassettes and write logs, then
-// searches every file written for any fragment of any canary. Acceptance: 0 hits.
+// searches every file written for any 10 characters of the random core of any canary. Acceptance: 0 hits.
 //
 // To cover a new persisted file (e.g. the task journal under progress/), write it under `dir` in `persistExtras`.
 import { randomBytes } from 'node:crypto';
@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { APICallError } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LLMAgent } from '../../src/agent/llm-agent.ts';
@@ -34,6 +34,7 @@ import { ScriptedModel } from '../../src/testing/scripted-model.ts';
 import { defineTool } from '../../src/tools/define-tool.ts';
 
 type Canary = { name: string; value: string; core: string };
+type Values = Record<'openai' | 'anthropic' | 'github' | 'aws' | 'env-credential' | 'file-credential', string>;
 
 function makeCanaries(): Canary[] {
   const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -63,14 +64,20 @@ function scan(dir: string, canaries: readonly Canary[]) {
   for (const path of files) {
     const text = readFileSync(path, 'utf8');
     for (const { name, core } of canaries) {
-      const count = text.split(core).length - 1;
-      if (count > 0) hits.push(`${relative(dir, path)}: ${name} ×${count}`);
+      const whole = text.split(core).length - 1;
+      // Any 10 characters of a random core count too: they catch a secret cut in two and half of it written.
+      const pieces = windows(core, 10).filter((piece) => text.includes(piece)).length;
+      if (pieces > 0) hits.push(`${relative(dir, path)}: ${name} ×${whole}${whole === 0 ? ' (a fragment)' : ''}`);
     }
   }
   return { files: files.map((path) => relative(dir, path)).sort(), hits };
 }
 
-function tools(c: Record<string, string>) {
+function windows(text: string, size: number): string[] {
+  return Array.from({ length: text.length - size + 1 }, (_, start) => text.slice(start, start + size));
+}
+
+function tools(c: Values) {
   const httpFetch = defineTool({
     name: 'http_fetch',
     description: 'Fetches a URL',
@@ -114,7 +121,7 @@ function tools(c: Record<string, string>) {
 }
 
 async function scenario(dir: string, canaries: readonly Canary[], redactor: Redactor | undefined) {
-  const c = Object.fromEntries(canaries.map(({ name, value }) => [name, value]));
+  const c = Object.fromEntries(canaries.map(({ name, value }) => [name, value])) as Values;
   const secrets = mkdtempSync(join(tmpdir(), 'agency-canary-secrets-'));
   const keyFile = join(secrets, 'ssh_key');
   writeFileSync(keyFile, `${c['file-credential']}\n`);
@@ -206,10 +213,47 @@ async function scenario(dir: string, canaries: readonly Canary[], redactor: Reda
   logger.error({ err: AgencyError.from(failed.error?.message) }, 'run failed');
   logger.warn(`environment: OPENAI_API_KEY=${c.openai} DEPLOY_TOKEN=${c['env-credential']}`);
 
+  // A streamed answer that splits secrets across text deltas. Deltas are not logged one by one (see docs/policy.md).
+  const split = splitStreamModel([
+    `Here: ${c.openai.slice(0, 9)}`,
+    c.openai.slice(9),
+    ` and ${c['env-credential'].slice(0, 14)}`,
+    c['env-credential'].slice(14),
+  ]);
+  const splitRun = new LLMAgent({
+    name: 'split',
+    model: recordModel(split, join(dir, 'cassettes', 'split.jsonl'), withRedactor),
+  }).stream({ input: 'stream it' });
+  for await (const event of splitRun) if (event.type !== 'text-delta') logger.info({ event }, 'stream event');
+
   persistExtras(dir, redactor ?? defaultRedactor, {
     thrown: new AgencyError('internal', `boom ${c['env-credential']} ${c.aws}`),
   });
   return { result, failed, model };
+}
+
+function splitStreamModel(deltas: string[]) {
+  const model = new ScriptedModel(['unused']);
+  model.doStream = async () => ({
+    stream: new ReadableStream<LanguageModelV4StreamPart>({
+      start(controller) {
+        controller.enqueue({ type: 'stream-start', warnings: [] });
+        controller.enqueue({ type: 'text-start', id: 't' });
+        for (const delta of deltas) controller.enqueue({ type: 'text-delta', id: 't', delta });
+        controller.enqueue({ type: 'text-end', id: 't' });
+        controller.enqueue({
+          type: 'finish',
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: {
+            inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 1, text: 1, reasoning: 0 },
+          },
+        });
+        controller.close();
+      },
+    }),
+  });
+  return model;
 }
 
 // Other files agency persists; add the task journal, state and approvals here when they exist.
@@ -244,6 +288,7 @@ describe.each([
       'audit.jsonl',
       'cassettes/failing.jsonl',
       'cassettes/run.jsonl',
+      'cassettes/split.jsonl',
       'error.json',
       'logs/agency.jsonl',
     ]);
@@ -258,6 +303,7 @@ it('the scan finds a canary that was written unredacted (control)', () => {
   const canaries = makeCanaries();
   mkdirSync(join(dir, 'nested'));
   writeFileSync(join(dir, 'nested', 'leak.txt'), `oops ${canaries[4]?.value} ${canaries[4]?.value}`);
-  expect(scan(dir, canaries).hits).toEqual(['nested/leak.txt: env-credential ×2']);
+  writeFileSync(join(dir, 'half.txt'), `cut ${canaries[0]?.value.slice(0, 25)}`);
+  expect(scan(dir, canaries).hits).toEqual(['half.txt: openai ×0 (a fragment)', 'nested/leak.txt: env-credential ×2']);
   expect(existsSync(dir) && statSync(dir).isDirectory()).toBe(true);
 });
