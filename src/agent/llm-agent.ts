@@ -89,7 +89,7 @@ export class LLMAgent implements StreamingAgent {
   private readonly options: LLMAgentOptions;
   private readonly caller: ModelCaller | undefined;
   private readonly registry: ToolRegistry | undefined;
-  private readonly ledger: SuspendLedger;
+  private ledgerOrUndefined: SuspendLedger | undefined;
   private readonly now: () => number;
   private readonly newId: IdGenerator;
 
@@ -114,12 +114,11 @@ export class LLMAgent implements StreamingAgent {
     this.newId = options.deps?.newId ?? createIdGenerator({ now: this.now });
     this.caller = options.model === undefined ? undefined : this.callerFor(options.model);
     this.registry = createToolRegistry(options.tools ?? []);
-    this.ledger = createSuspendLedger(options.suspendBudget);
   }
 
   /** Suspended runs held in memory, and their bytes. */
   get suspendedRuns(): { snapshots: number; bytes: number } {
-    return { snapshots: this.ledger.snapshots, bytes: this.ledger.bytes };
+    return { snapshots: this.ledgerOrUndefined?.snapshots ?? 0, bytes: this.ledgerOrUndefined?.bytes ?? 0 };
   }
 
   execute(task: AgentTask, options: ExecuteOptions = {}): Promise<AgentResult> {
@@ -255,7 +254,7 @@ export class LLMAgent implements StreamingAgent {
         createSuspended(
           {
             name: this.name,
-            ledger: this.ledger,
+            ledger: this.ledger(),
             ttlMs: options.suspendTtlMs ?? 30 * 60_000,
             now: this.now,
             newId: () => this.newId('sus'),
@@ -265,6 +264,12 @@ export class LLMAgent implements StreamingAgent {
           payload,
         ),
     };
+  }
+
+  // Most agents never suspend a run, so the ledger is only made for the first suspension.
+  private ledger(): SuspendLedger {
+    this.ledgerOrUndefined ??= createSuspendLedger(this.options.suspendBudget);
+    return this.ledgerOrUndefined;
   }
 
   private callerFor(model: ModelInput): ModelCaller {
