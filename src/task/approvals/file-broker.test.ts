@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -118,6 +118,24 @@ describe('FileBroker.await', () => {
     ]);
     await writeDecision(request.id, validDecision(request, 'approved', 'ana', T0));
     expect((await waiting).decision).toBe('approved');
+  });
+
+  it('does not report a file that a writer is still writing, and acts once it is complete', async () => {
+    const broker = createFileBroker(progress, { mode: 'file', now, pollMs: 1_000 });
+    const request = toolRequest();
+    await broker.submit(request);
+    const reports: InvalidDecision[] = [];
+    const waiting = broker.await(request.id, { onInvalid: (bad) => reports.push(bad) });
+    await sleep(10);
+    const text = JSON.stringify(validDecision(request, 'approved', 'ana', T0), null, 2);
+    const handle = await open(decisionPath(request.id), 'w');
+    for (let at = 0; at < text.length; at += 16) {
+      await handle.write(text.slice(at, at + 16));
+      await sleep(1);
+    }
+    await handle.close();
+    expect((await waiting).decision).toBe('approved');
+    expect(reports).toEqual([]);
   });
 
   it('expires at expires_at and records the expiry in the decision file', async () => {

@@ -3,7 +3,7 @@ import type { ApprovalOutcome, AwaitApprovalOptions, InvalidDecision } from '../
 import type { WriteFile } from '../file-broker.ts';
 import { bindingOf, checkDecisionText, conflictProblem, sameDecision, toOutcome } from '../validate-decision.ts';
 import { approvalDirs, formatJson, readTextIfExists, type RequestFiles, requestFiles } from './approval-files.ts';
-import { type CheckReason, waitForChange } from './wait-for-change.ts';
+import { type CheckReason, type Recheck, waitForChange } from './wait-for-change.ts';
 import { createFileExclusive, errnoOf } from './write-file.ts';
 
 /** What the file broker's `await` needs from its broker. */
@@ -18,6 +18,9 @@ export type AwaitContext = {
 };
 
 type Look = { text?: string; problem?: string; decision?: ApprovalDecision };
+
+// How long invalid content must stay unchanged before it is reported (capped by pollMs).
+const SETTLE_MS = 50;
 
 /** Waits for a valid decision file, the request's expiry, or an abort. See `ApprovalBroker.await`. */
 export async function awaitDecision(
@@ -37,23 +40,26 @@ export async function awaitDecision(
   }
 
   const reported = new Set<string>();
-  let lastSample: string | undefined;
-  // Invalid content is reported once it has stayed the same across two looks that are not watcher wake-ups
-  // (at least one poll apart), so a writer mid-write is not reported for every chunk it writes.
-  const noteInvalid = (look: Look, reason: CheckReason, force: boolean) => {
-    if (reason === 'watch' && !force) return;
-    const settled = force || look.text === lastSample;
-    lastSample = look.text;
-    if (look.text === undefined || look.problem === undefined || !settled || reported.has(look.text)) return;
+  const settleMs = Math.min(ctx.pollMs, SETTLE_MS);
+  let candidate: { text: string; since: number } | undefined;
+  // Invalid content is reported once it has stayed the same for settleMs, so a writer caught mid-write is not
+  // reported for every chunk it writes; at expiry it is reported at once, before the expiry record replaces it.
+  const noteInvalid = (look: Look, recheck: Recheck, force: boolean) => {
+    if (look.text === undefined || look.problem === undefined) return void (candidate = undefined);
+    if (reported.has(look.text)) return;
+    const at = performance.now();
+    if (candidate?.text !== look.text) candidate = { text: look.text, since: at };
+    const waited = at - candidate.since;
+    if (!force && waited < settleMs - 1) return recheck(settleMs - waited);
     reported.add(look.text);
     report(look.problem);
   };
 
-  const step = async (reason: CheckReason): Promise<ApprovalOutcome | undefined> => {
+  const step = async (_reason: CheckReason, recheck: Recheck): Promise<ApprovalOutcome | undefined> => {
     let look = await lookAt(files, request);
     if (look.decision !== undefined) return act(ctx, look.decision);
     const expired = ctx.now() >= Date.parse(request.expires_at);
-    noteInvalid(look, reason, expired);
+    noteInvalid(look, recheck, expired);
     if (expired) return expire(ctx, request, files, look);
     if (ctx.mode === 'auto' && look.text === undefined) {
       await createFileExclusive(files.decision, formatJson(autoDecision(ctx, request)), ctx.writeFile);

@@ -67,6 +67,15 @@ describe('waitForChange', () => {
     expect(reasons.length).toBe(seen);
   });
 
+  it('runs a re-check the check asked for', async () => {
+    const check = async (reason: CheckReason, recheck: (ms: number) => void) => {
+      if (reason === 'recheck') return reason;
+      recheck(5);
+      return undefined;
+    };
+    await expect(waitForChange(check, { dir, fileName: 'f.json', pollMs: 60_000 })).resolves.toBe('recheck');
+  });
+
   it('never runs two checks at once', async () => {
     let running = 0;
     let most = 0;

@@ -1,8 +1,11 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { abortedError } from '../../../core/clock.ts';
 
-/** Why a check runs: the first look, a watcher event, or a poll tick. */
-export type CheckReason = 'start' | 'watch' | 'poll';
+/** Why a check runs: the first look, a watcher event, a poll tick, or a re-check the check itself asked for. */
+export type CheckReason = 'start' | 'watch' | 'poll' | 'recheck';
+
+/** Asks for one more check after `ms`, whatever the watcher and the poll do (a later request replaces it). */
+export type Recheck = (ms: number) => void;
 
 /** Options for {@link waitForChange}. */
 export type WaitForChangeOptions = {
@@ -20,7 +23,7 @@ export type WaitForChangeOptions = {
  * the first result `check` returns, rejects with its first error, or with AgencyError `aborted` on abort.
  */
 export function waitForChange<T>(
-  check: (reason: CheckReason) => Promise<T | undefined>,
+  check: (reason: CheckReason, recheck: Recheck) => Promise<T | undefined>,
   { dir, fileName, pollMs, signal }: WaitForChangeOptions,
 ): Promise<T> {
   if (signal?.aborted) return Promise.reject(abortedError(signal));
@@ -28,11 +31,13 @@ export function waitForChange<T>(
     let settled = false;
     let running = false;
     let queued: CheckReason | undefined;
+    let recheckTimer: NodeJS.Timeout | undefined;
 
     const finish = (settle: () => void) => {
       if (settled) return;
       settled = true;
       clearInterval(timer);
+      clearTimeout(recheckTimer);
       watcher?.close();
       signal?.removeEventListener('abort', onAbort);
       settle();
@@ -42,12 +47,11 @@ export function waitForChange<T>(
     const run = (reason: CheckReason) => {
       if (settled) return;
       if (running) {
-        // A poll tick outranks a watch event: the check uses ticks to tell a settled file from one mid-write.
-        queued = queued === 'poll' ? 'poll' : reason;
+        queued = reason;
         return;
       }
       running = true;
-      check(reason).then(
+      check(reason, recheck).then(
         (result) => {
           running = false;
           if (result !== undefined) return finish(() => resolve(result));
@@ -59,6 +63,10 @@ export function waitForChange<T>(
       );
     };
 
+    const recheck: Recheck = (ms) => {
+      clearTimeout(recheckTimer);
+      if (!settled) recheckTimer = setTimeout(() => run('recheck'), ms);
+    };
     const timer = setInterval(() => run('poll'), pollMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     const watcher = startWatcher(dir, (name) => {
