@@ -27,7 +27,7 @@ describe('resolveConnectOptions', () => {
     [{ overrides: { echo: { effects: 'x' as never } } }, /"overrides.echo.effects"/],
     [{ reconnect: { maxAttempts: -1 } }, /"reconnect.maxAttempts" must be an integer >= 0/],
   ])('refuses %j', (bad, message) => {
-    const options = { name: 'fs', transport: stdio, ...bad } as ConnectMcpOptions;
+    const options: ConnectMcpOptions = { name: 'fs', transport: stdio, ...bad };
     expect(() => resolveConnectOptions(options)).toThrow(message);
   });
 });
