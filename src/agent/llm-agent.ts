@@ -8,7 +8,7 @@ import { type CallPolicy, createModelCaller, type ModelCaller } from '../model/c
 import type { ModelChain } from '../model/capabilities.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import type { Tool } from '../tools/define-tool.ts';
-import { createToolRegistry, type ToolRegistry } from '../tools/tool-registry.ts';
+import { createToolRegistry, type ToolRegistry, toolsByName } from '../tools/tool-registry.ts';
 import { createEventChannel } from './event-channel.ts';
 import type { Processor } from './processors.ts';
 import type { RunContext } from './run-context.ts';
@@ -87,8 +87,11 @@ export class LLMAgent implements StreamingAgent {
   readonly name: string;
   readonly description: string;
   private readonly options: LLMAgentOptions;
-  private readonly caller: ModelCaller | undefined;
-  private readonly registry: ToolRegistry | undefined;
+  private readonly chain: ModelChain | undefined;
+  private readonly tools: readonly Tool[];
+  // Built on the first execution: constructing an agent stays cheap for code that makes one per request.
+  private callerOrUndefined: ModelCaller | undefined;
+  private registryOrUndefined: ToolRegistry | undefined;
   private ledgerOrUndefined: SuspendLedger | undefined;
   private readonly now: () => number;
   private readonly newId: IdGenerator;
@@ -112,8 +115,9 @@ export class LLMAgent implements StreamingAgent {
     this.options = options;
     this.now = options.deps?.now ?? Date.now;
     this.newId = options.deps?.newId ?? createIdGenerator({ now: this.now });
-    this.caller = options.model === undefined ? undefined : this.callerFor(options.model);
-    this.registry = createToolRegistry(options.tools ?? []);
+    this.chain = options.model === undefined ? undefined : chainOf(options.model);
+    this.tools = [...(options.tools ?? [])];
+    toolsByName(this.tools);
   }
 
   /** Suspended runs held in memory, and their bytes. */
@@ -223,10 +227,10 @@ export class LLMAgent implements StreamingAgent {
     const { options } = this;
     const caller = options.dynamicModel
       ? this.callerFor(await options.dynamicModel(task, { signal }))
-      : (this.caller as ModelCaller);
+      : (this.callerOrUndefined ??= this.callerFor(this.chain as ModelChain));
     const registry = options.dynamicTools
       ? createToolRegistry(await options.dynamicTools(task, { signal }))
-      : (this.registry as ToolRegistry);
+      : (this.registryOrUndefined ??= createToolRegistry(this.tools));
     return {
       caller,
       compressCaller: options.compressModel ? this.callerFor(options.compressModel) : caller,
@@ -273,9 +277,8 @@ export class LLMAgent implements StreamingAgent {
   }
 
   private callerFor(model: ModelInput): ModelCaller {
-    const chain = typeof model === 'string' ? resolveModel(model) : model;
     const { modelPolicy = {}, catalog, deps } = this.options;
-    return createModelCaller(chain, {
+    return createModelCaller(chainOf(model), {
       ...modelPolicy,
       ...(catalog ? { catalog } : {}),
       ...(deps?.sleep ? { sleep: deps.sleep } : {}),
@@ -306,6 +309,10 @@ export class LLMAgent implements StreamingAgent {
     emit?.({ type: 'finish', result });
     return result;
   }
+}
+
+function chainOf(model: ModelInput): ModelChain {
+  return typeof model === 'string' ? resolveModel(model) : model;
 }
 
 function checkTask(task: AgentTask): void {

@@ -25,19 +25,7 @@ export type ToolRegistry = {
  * @throws AgencyError `tool_definition_invalid` when two tools share a name.
  */
 export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
-  const byName = new Map<string, Tool>();
-  for (const tool of tools) {
-    if (byName.has(tool.name)) {
-      throw new AgencyError(
-        'tool_definition_invalid',
-        `Two tools are named "${tool.name}"; tool names must be unique`,
-        {
-          details: { tool: tool.name },
-        },
-      );
-    }
-    byName.set(tool.name, tool);
-  }
+  const byName = toolsByName(tools);
   const sorted = Object.freeze([...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   const names = Object.freeze(sorted.map((tool) => tool.name));
   const definitions = Object.freeze(
@@ -58,4 +46,25 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
     definitions: () => definitions,
     run: (call, options) => runToolCall(byName.get(call.toolName), call, { ...options, available: names }),
   };
+}
+
+/**
+ * The tools by name.
+ * @throws AgencyError `tool_definition_invalid` when two tools share a name.
+ */
+export function toolsByName(tools: readonly Tool[]): Map<string, Tool> {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) {
+      throw new AgencyError(
+        'tool_definition_invalid',
+        `Two tools are named "${tool.name}"; tool names must be unique`,
+        {
+          details: { tool: tool.name },
+        },
+      );
+    }
+    byName.set(tool.name, tool);
+  }
+  return byName;
 }
