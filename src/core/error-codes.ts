@@ -78,6 +78,16 @@ export const ERROR_CODES = {
 
   // Memory (additions)
   history_invalid: { retryable: false, summary: 'A seeded history file (task/history.jsonl or .md) is malformed.' },
+
+  // Built-in tools (additions)
+  content_not_text: { retryable: false, summary: 'A file or response is binary where the tool returns text only.' },
+  limit_exceeded: { retryable: false, summary: "A built-in tool's size or count limit was exceeded." },
+  file_exists: { retryable: false, summary: 'The file already exists and the write was asked to create it.' },
+  sql_refused: {
+    retryable: false,
+    summary: 'A SQL statement was refused: literals instead of parameters, several statements, or a write.',
+  },
+  schema_invalid: { retryable: false, summary: 'A JSON Schema cannot be compiled.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */
