@@ -44,7 +44,7 @@ export type FileBroker = ApprovalBroker & {
  * @example
  * const broker = createFileBroker('/runs/t1/progress', { mode: 'file' });
  * await broker.submit(request);
- * const outcome = await broker.await(request.id, { signal, onInvalid: (bad) => journal.append(invalidDecisionEvent(bad)) });
+ * const outcome = await broker.await(request.id, { signal, onInvalid: (bad) => log(`${bad.file}: ${bad.problem}`) });
  */
 export function createFileBroker(
   progressDir: string,
