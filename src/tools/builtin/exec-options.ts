@@ -1,0 +1,56 @@
+import { AgencyError } from '../../core/errors.ts';
+import {
+  createBwrapSandbox,
+  createUnsandboxed,
+  type RunSandboxedOptions,
+  type Sandbox,
+  type SandboxLogger,
+} from '../../sandbox/index.ts';
+
+/**
+ * Where commands run: `'bwrap'` (bubblewrap, fails closed when it cannot run), `'none'` (the explicit, loudly logged
+ * opt-out that runs commands on the host), or a {@link Sandbox} you built.
+ */
+export type SandboxChoice = 'bwrap' | 'none' | Sandbox;
+
+/** What the harness decides about a command's environment. The model never chooses any of it. */
+export type ExecEnvironmentOptions = {
+  /** @default 'bwrap' */
+  sandbox?: SandboxChoice;
+  /** The working directory and the only writable one: an absolute, existing directory. */
+  workdir: string;
+  /** Added to the command's environment over `HOME=<workdir>`, `LANG=C.UTF-8`, `TMPDIR=/tmp`. Nothing is inherited. */
+  env?: Readonly<Record<string, string>>;
+  /** Host paths visible read-only, e.g. a toolchain outside `/usr`. @default [] */
+  readOnlyPaths?: readonly string[];
+  /** More writable host paths. @default [] */
+  readWritePaths?: readonly string[];
+  /** Share the host network with the command; the network guard does not apply inside. @default false */
+  allowNetwork?: boolean;
+  /** Receives the warning `sandbox: 'none'` logs on every run. @default console.warn */
+  logger?: SandboxLogger;
+};
+
+/** Turns a {@link SandboxChoice} into a sandbox. Create it once and share it: the bwrap probe is cached per object. */
+export function resolveSandbox(choice: SandboxChoice = 'bwrap', logger?: SandboxLogger): Sandbox {
+  if (choice === 'bwrap') return createBwrapSandbox();
+  if (choice === 'none') return createUnsandboxed(logger ? { logger } : {});
+  if (typeof choice === 'object' && choice !== null && typeof choice.wrap === 'function') return choice;
+  throw new AgencyError('invalid_argument', `sandbox must be 'bwrap', 'none' or a Sandbox, got ${String(choice)}`, {
+    details: { field: 'sandbox' },
+  });
+}
+
+/** The part of {@link RunSandboxedOptions} that {@link ExecEnvironmentOptions} decides. */
+export function runEnvironment(
+  options: ExecEnvironmentOptions,
+): Pick<RunSandboxedOptions, 'workdir' | 'env' | 'readOnlyPaths' | 'readWritePaths' | 'allowNetwork'> {
+  const { workdir, env = {}, readOnlyPaths = [], readWritePaths = [], allowNetwork = false } = options;
+  return {
+    workdir,
+    env: { HOME: workdir, LANG: 'C.UTF-8', TMPDIR: '/tmp', ...env },
+    readOnlyPaths,
+    readWritePaths,
+    allowNetwork,
+  };
+}
