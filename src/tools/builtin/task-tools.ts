@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import type { TaskPaths } from '../../task/layout.ts';
+import type { Tool } from '../define-tool.ts';
+import { type BuiltinToolsOptions, builtinTools } from './builtin-tools.ts';
+import type { NetworkToolOptions } from './network-options.ts';
+import type { SandboxExecToolOptions } from './sandbox-exec.ts';
+import type { TestRunnerToolOptions } from './test-runner.ts';
+
+/** Options for {@link taskTools}: what a governed task's tools may reach besides its own folder. */
+export type TaskToolsOptions = Pick<BuiltinToolsOptions, 'sandbox' | 'kv' | 'sql' | 'limits'> & {
+  /**
+   * The network tools' policy. Public addresses are always reachable; `policy.allow` opens private or local ones.
+   * `false` leaves out `http_fetch`, `http_post` and `links_check`. @default {}
+   */
+  network?: NetworkToolOptions | false;
+  /** `sandbox_exec`'s limits and environment; its workdir is always `progress/artifacts/`. `false` leaves it out. */
+  exec?: Omit<SandboxExecToolOptions, 'sandbox' | 'workdir'> | false;
+  /** Includes `test_runner`, run in `progress/artifacts/`. */
+  testRunner?: Omit<TestRunnerToolOptions, 'sandbox' | 'workdir'>;
+};
+
+/**
+ * The built-in tools scoped to a governed task folder: `fs_read`, `file_glob` and `json_validate` read `task/` and
+ * `progress/` (addressed as `task/…` and `progress/…`); `fs_write` writes only `progress/`; `sandbox_exec` and
+ * `test_runner` run in `progress/artifacts/`, which is created here; the network tools follow `options.network`.
+ *
+ * @example
+ * const runner = createRunner({
+ *   model: 'openai:gpt-4o',
+ *   tools: (paths) => taskTools(paths, { network: { policy: { allow: ['api.github.com'] } } }),
+ * });
+ */
+export function taskTools(
+  paths: Pick<TaskPaths, 'task' | 'progress' | 'artifacts'>,
+  options: TaskToolsOptions = {},
+): Tool[] {
+  const { network = {}, exec = {}, testRunner, ...rest } = options;
+  mkdirSync(paths.artifacts, { recursive: true });
+  const task = { label: 'task', path: paths.task };
+  const progress = { label: 'progress', path: paths.progress };
+  return builtinTools({
+    ...rest,
+    readRoots: [task, progress],
+    writeRoots: [progress],
+    ...(network === false ? {} : { network }),
+    ...(exec === false ? {} : { exec: { ...exec, workdir: paths.artifacts } }),
+    ...(testRunner ? { testRunner: { ...testRunner, workdir: paths.artifacts } } : {}),
+  });
+}
