@@ -268,6 +268,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           throw new AgencyError(
             'task_folder_invalid',
             `This run already finished (${entry.session.fold.finishReason}); there is nothing to resume`,
+            { details: { finishReason: entry.session.fold.finishReason } },
           );
         }
         entry.session.emit({

@@ -1,4 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { AgencyError } from '../../core/errors.ts';
+import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
 import { readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
@@ -72,7 +74,18 @@ export async function runCommand(
       ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
     },
   };
-  const handle: TaskHandle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
+  let handle: TaskHandle;
+  try {
+    handle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
+  } catch (error) {
+    const finished = AgencyError.isInstance(error)
+      ? (error.details?.finishReason as StopReason | undefined)
+      : undefined;
+    unsubscribe();
+    if (!finished) throw error;
+    out.write(`${error instanceof Error ? error.message : ''}. See: agency status ${root}\n`);
+    return exitCodeFor(finished);
+  }
   let interrupts = 0;
   const onSignal = () => {
     interrupts++;
