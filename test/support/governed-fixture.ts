@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
+import type { Plan } from '../../src/task/contracts/plan.ts';
 import type { TaskPaths } from '../../src/task/layout.ts';
 import { type ScriptReply, ScriptedModel } from '../../src/testing/scripted-model.ts';
 import { defineTool, type Tool } from '../../src/tools/define-tool.ts';
@@ -48,7 +49,7 @@ export function fixtureTools(paths: TaskPaths, calls: string[] = []): Tool[] {
   ];
 }
 
-export const FIXTURE_PLAN = {
+export const FIXTURE_PLAN: Omit<Plan, 'version'> = {
   goal: 'Summarise task/input.txt',
   steps: [{ id: 's1', title: 'Write the summary', tools: ['write_artifact'] }],
   allowed_tools: ['write_artifact'],
