@@ -12,6 +12,7 @@ import { createToolRegistry, type ToolRegistry, toolsByName } from '../tools/too
 import { createEventChannel } from './event-channel.ts';
 import type { Processor } from './processors.ts';
 import type { RunContext } from './run-context.ts';
+import { isoTime } from './iso-time.ts';
 import { runLoop } from './run-loop.ts';
 import { messageChars, type RunState } from './run-state.ts';
 import {
@@ -162,7 +163,7 @@ export class LLMAgent implements StreamingAgent {
       runId: this.newId('run'),
       agent: this.name,
       task,
-      startedAt: new Date(this.now()).toISOString(),
+      startedAt: isoTime(this.now()),
       messages: [],
       historyChars: 0,
       iterationStarts: [],
@@ -236,12 +237,7 @@ export class LLMAgent implements StreamingAgent {
       compressCaller: options.compressModel ? this.callerFor(options.compressModel) : caller,
       registry,
       processors: options.processors ?? [],
-      params: definedParams({
-        temperature: options.temperature,
-        topP: options.topP,
-        topK: options.topK,
-        maxOutputTokens: options.maxTokens,
-      }),
+      params: callParams(options),
       maxIterations: options.maxIterations ?? 10,
       maxToolResultChars: options.maxToolResultChars ?? 100_000,
       compressThreshold: options.compressThreshold ?? 200_000,
@@ -325,8 +321,12 @@ function userInput(task: AgentTask): UserMessage {
   return { role: 'user', content: [{ type: 'text', text: task.input }, ...(task.attachments ?? [])] };
 }
 
-function definedParams<T extends Record<string, number | undefined>>(params: T): { [K in keyof T]?: number } {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) out[key] = value;
-  return out;
+// Only the settings that were given, so the provider's defaults apply to the others.
+function callParams({ temperature, topP, topK, maxTokens }: LLMAgentOptions): RunContext['params'] {
+  const params: RunContext['params'] = {};
+  if (temperature !== undefined) params.temperature = temperature;
+  if (topP !== undefined) params.topP = topP;
+  if (topK !== undefined) params.topK = topK;
+  if (maxTokens !== undefined) params.maxOutputTokens = maxTokens;
+  return params;
 }
