@@ -111,6 +111,10 @@ describe('a server that dies mid-session', () => {
       output: { type: 'error-text', value: expect.stringContaining('MCP server "everything" is not connected') },
     });
     expect(everything.status()).toMatchObject({ state: 'disconnected', lastError: 'the server closed the connection' });
+
+    await everything.reconnect();
+    expect(everything.status()).toMatchObject({ state: 'connected', reconnectAttempts: 0 });
+    expect(everything.status().pid).not.toBe(pid);
   });
 
   it('fails a call in flight at once, then reconnects in the background', async () => {

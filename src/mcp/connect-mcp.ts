@@ -122,7 +122,8 @@ class Connection implements McpConnection {
       await this.open();
     } catch (error) {
       this.lastError = errorMessage(error);
-      this.setState('disconnected');
+      // A background attempt may have failed the same open and already scheduled the next one.
+      if (this.timer === undefined) this.scheduleReconnect();
       throw error;
     }
   }

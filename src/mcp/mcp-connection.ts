@@ -32,7 +32,10 @@ export type McpConnection = {
   onStatusChange(listener: (status: McpStatus) => void): () => void;
   /** Lists the server's tools again, for servers that do not send `notifications/tools/list_changed`. */
   refreshTools(): Promise<readonly Tool[]>;
-  /** Reconnects now, when not connected; resets the background attempt count. */
+  /**
+   * Reconnects now, when not connected, and resets the background attempt count. When it fails, it throws and the
+   * background attempts go on (unless `reconnect: false`).
+   */
   reconnect(): Promise<void>;
   /** Ends the session and stops the server process. Calls made afterwards fail with `mcp_unavailable`. */
   close(): Promise<void>;
