@@ -37,6 +37,8 @@ const FRESH = String.raw`(?!\[REDACTED)`;
 
 const p = (kind: string, source: string, flags = 'g'): RedactionPattern => ({ kind, regex: new RegExp(source, flags) });
 
+// Every pattern starts at a literal or has bounded repetition before its first literal: redaction runs on every
+// string agency writes, and an unanchored `\w*` prefix made a 200 KB tool output take minutes.
 /**
  * The secret shapes agency recognises: provider API keys (Anthropic, OpenAI), GitHub tokens, AWS access key ids and
  * secret keys, `Authorization` headers and bearer tokens, secrets in URL query strings and user-info, `password=…`
@@ -46,7 +48,7 @@ const p = (kind: string, source: string, flags = 'g'): RedactionPattern => ({ ki
 export const DEFAULT_REDACTION_PATTERNS: readonly RedactionPattern[] = Object.freeze([
   p(
     'private-key',
-    String.raw`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`,
+    String.raw`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?!-----)[\s\S])*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`,
   ),
   p('anthropic', String.raw`\bsk-ant-[A-Za-z0-9_-]{8,}`),
   p('openai', String.raw`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}`),
@@ -66,10 +68,14 @@ export const DEFAULT_REDACTION_PATTERNS: readonly RedactionPattern[] = Object.fr
       String.raw`password|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)${FRESH}[^&#\s"'\\<>]+`,
     'gi',
   ),
-  p('url-userinfo', String.raw`(?<keep>\b[a-z][a-z0-9+.-]*://[^/\s:@"'\\]+:)${FRESH}[^@\s/"'\\]+(?=@)`, 'gi'),
+  p(
+    'url-userinfo',
+    String.raw`(?<keep>\b[a-z][a-z0-9+.-]{0,15}://[^/\s:@"'\\]{1,128}:)${FRESH}[^@\s/"'\\]{1,256}(?=@)`,
+    'gi',
+  ),
   p(
     'assignment',
-    String.raw`(?<keep>\b[\w-]*?(?:password|passwd|api[_-]?key|access[_-]?token|client[_-]?secret|private[_-]?key)` +
+    String.raw`(?<keep>(?<![a-z0-9])(?:password|passwd|api[_-]?key|access[_-]?token|client[_-]?secret|private[_-]?key)` +
       String.raw`["']?\s*[:=]\s*["']?)${FRESH}[^\s"'\\&,;]{6,}`,
     'gi',
   ),
