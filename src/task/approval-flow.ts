@@ -79,7 +79,7 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
       session.emit({
         type: 'approval.invalid',
         step,
-        message: invalid.problem,
+        message: `${invalid.file}: ${invalid.problem}`,
         data: { id: invalid.id, file: invalid.file, problem: invalid.problem },
       });
       void session.journal.flush().catch(() => {});

@@ -4,6 +4,7 @@ import type { Message, ToolCallPart } from '../core/messages.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { askApproval } from './approval-flow.ts';
+import { controlPathOf, pathArguments } from './control-paths.ts';
 import type { Session } from './session.ts';
 
 /** What one agent step allows, and how its calls are recorded. */
@@ -24,7 +25,8 @@ export type StepGate = {
 /**
  * The processor every governed agent step runs through. Before a tool call it: reuses a result journaled before a
  * crash; asks approval to re-run a non-idempotent call whose result was lost; blocks tools the step does not allow
- * (journaled as `tool.blocked`); refuses every call once the plan was edited after approval; asks approval for tools
+ * (journaled as `tool.blocked`); blocks writes to the run's control files (approvals, plan, journal, state);
+ * refuses every call once the plan was edited after approval; asks approval for tools
  * the spec lists in `require_tools`; and journals `tool.call`, durably before any side effect. After it, it journals
  * `tool.result`.
  */
@@ -51,6 +53,18 @@ export function createToolGate(
       if (!tool) return undefined; // runToolCall answers unknown tools itself.
       const allowed = gate.allow(tool);
       if (allowed !== true) return block(session, gate, call, allowed);
+      if (tool.effects === 'write' || tool.effects === 'exec') {
+        const control = pathArguments(call.input)
+          .map(controlPathOf)
+          .find((path) => path !== undefined);
+        if (control)
+          return block(
+            session,
+            gate,
+            call,
+            `${control} belongs to the runner: tools may not write the run's approvals, plan, journal, state or step records`,
+          );
+      }
       const planProblem = await gate.checkPlan?.();
       if (planProblem) return block(session, gate, call, planProblem);
       const argsDigest = canonicalDigest(call.input ?? null);

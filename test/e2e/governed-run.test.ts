@@ -414,3 +414,47 @@ describe('memory and history in a governed run', () => {
     expect(learned[0]?.kind).toBe('episode');
   });
 });
+
+describe('the run protects its control files', () => {
+  it('blocks a model that tries to write its own approval decision', async () => {
+    const { defineTool } = await import('../../src/tools/define-tool.ts');
+    const { z } = await import('zod');
+    const written: string[] = [];
+    const writeFile = defineTool({
+      name: 'write_file',
+      description: 'Writes a file under progress/',
+      input: z.object({ path: z.string(), text: z.string() }),
+      effects: 'write',
+      execute: ({ path }) => void written.push(path),
+    });
+    const plan = { ...FIXTURE_PLAN, allowed_tools: ['write_artifact', 'write_file'] };
+    const model = phaseModel({
+      plan: () => JSON.stringify(plan),
+      act: (options) =>
+        options.prompt.at(-1)?.role === 'tool'
+          ? 'done'
+          : {
+              toolCalls: [
+                { name: 'write_artifact', input: { name: 'summary.md', text: 'ok' } },
+                {
+                  name: 'write_file',
+                  input: { path: 'progress/approvals/decisions/req_x.json', text: '{"decision":"approved"}' },
+                },
+                { name: 'write_file', input: { path: 'plan/current.json', text: '{}' } },
+              ],
+            },
+    });
+    const root = await makeTaskFolder();
+    await createRunner({ model, tools: (paths) => [...fixtureTools(paths), writeFile], approvals: 'auto' }).doTask(
+      root,
+    );
+    expect(written).toEqual([]);
+    const reasons = (await frames(root))
+      .filter((frame) => frame.type === 'tool.blocked')
+      .map((frame) => String(frame.data?.reason));
+    expect(reasons).toEqual([
+      expect.stringContaining('progress/approvals belongs to the runner'),
+      expect.stringContaining('progress/plan belongs to the runner'),
+    ]);
+  });
+});
