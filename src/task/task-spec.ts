@@ -74,7 +74,7 @@ export function toSpecFile(
       last_n: spec.history?.lastN ?? 6,
       summary_max_tokens: spec.history?.summaryMaxTokens ?? 400,
     },
-    seed_messages: (spec.seedMessages ?? []) as unknown as Array<Record<string, unknown>>,
+    seed_messages: spec.seedMessages ?? [],
     refine_on_verify_fail: spec.refineOnVerifyFail ?? true,
     created_at: new Date(now).toISOString(),
   };
