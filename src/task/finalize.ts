@@ -1,11 +1,11 @@
-import { errorMessage, AgencyError } from '../core/errors.ts';
+import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import type { StopReason } from './contracts/state.ts';
 import { readJournal } from './journal/read-journal.ts';
 import type { Loop } from './loop.ts';
+import { loopSignatureOf } from './loop-signature.ts';
 import { appendNote, listDeliverables } from './progress-files.ts';
 import { type DoTaskResult, stepReports } from './result.ts';
-import { loopSignatureOf } from './loop-signature.ts';
 import type { Session } from './session.ts';
 
 /** How a run ended, before it is written down. */
@@ -18,43 +18,21 @@ export type RunEnding = {
 };
 
 /**
- * Writes a run's ending: the deliverables with their sizes and SHA-256, an `error` frame for a failure, the `finish`
- * frame with the reason and the budgets remaining, the final `state.json`, learnings to memory on success, and a
- * line in `notes.md`. Returns the full result.
+ * Writes a run's ending: an `error` frame for a failure, the `finish` frame with the reason and the budgets
+ * remaining, the final `state.json`, learnings to memory on success, and a line in `notes.md`. Returns the full
+ * result with the deliverables, their sizes and SHA-256. If the disk fails while writing the ending, nothing more is
+ * written and the result still comes back, saying so in its warnings.
  */
 export async function finalizeRun(session: Session, loop: Loop, ending: RunEnding): Promise<DoTaskResult> {
   const { paths, spec } = session;
-  const deliverables = await listDeliverables(paths);
-  const error = ending.error === undefined ? undefined : AgencyError.from(ending.error);
-  if (error)
-    session.emit({ type: 'error', message: error.message, error: { code: error.code, message: errorMessage(error) } });
-  session.emit({
-    type: 'finish',
-    message: `Finished: ${ending.reason}`,
-    budgets_remaining: session.budgets.remaining(),
-    data: {
-      reason: ending.reason,
-      deliverables: deliverables.length,
-      ...(ending.verified === undefined ? {} : { verified: ending.verified }),
-      output: ending.output.length > 4000 ? `${ending.output.slice(0, 3999)}…` : ending.output,
-      elapsed_ms: Math.round(session.budgets.elapsedMs()),
-    },
-  });
-  const status =
-    ending.reason === 'completed'
-      ? 'completed'
-      : ending.reason === 'error' || ending.reason === 'verify.failed'
-        ? 'failed'
-        : 'stopped';
-  session.state.finish_reason = ending.reason;
-  await session.boundary({ phase: 'done', status });
-  if (ending.reason === 'completed' && ending.memory) {
-    await ending.memory
-      .writeLearnings({ summary: ending.output, taskId: spec.task_id, sources: deliverables.map((file) => file.path) })
-      .catch((cause: unknown) => session.warn(`Could not write learnings to memory: ${errorMessage(cause)}`));
+  const deliverables = await listDeliverables(paths).catch(() => []);
+  const error = ending.error === undefined ? undefined : durabilityError(AgencyError.from(ending.error));
+  try {
+    await recordEnding(session, ending, error, deliverables.length);
+  } catch (cause) {
+    session.warnings.push(`The run's ending could not be written to progress/: ${errorMessage(cause)}`);
   }
-  await appendNote(paths, `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`);
-  const { frames } = await readJournal(paths.events);
+  const { frames } = await readJournal(paths.events).catch(() => ({ frames: [] }));
   return {
     taskId: spec.task_id,
     loopName: loop.name,
@@ -73,4 +51,49 @@ export async function finalizeRun(session: Session, loop: Loop, ending: RunEndin
     startedAt: session.state.started_at,
     completedAt: new Date(session.now()).toISOString(),
   };
+}
+
+// A failed write under progress/ means the run's records are not durable, whichever file it was.
+function durabilityError(error: AgencyError): AgencyError {
+  if (error.code !== 'file_write_failed') return error;
+  return new AgencyError('journal_not_durable', `The run's records could not be written durably: ${error.message}`, {
+    cause: error,
+  });
+}
+
+async function recordEnding(
+  session: Session,
+  ending: RunEnding,
+  error: AgencyError | undefined,
+  deliverables: number,
+): Promise<void> {
+  const { paths, spec } = session;
+  if (error)
+    session.emit({ type: 'error', message: error.message, error: { code: error.code, message: errorMessage(error) } });
+  session.emit({
+    type: 'finish',
+    message: `Finished: ${ending.reason}`,
+    budgets_remaining: session.budgets.remaining(),
+    data: {
+      reason: ending.reason,
+      deliverables,
+      ...(ending.verified === undefined ? {} : { verified: ending.verified }),
+      output: ending.output.length > 4000 ? `${ending.output.slice(0, 3999)}…` : ending.output,
+      elapsed_ms: Math.round(session.budgets.elapsedMs()),
+    },
+  });
+  const status =
+    ending.reason === 'completed'
+      ? 'completed'
+      : ending.reason === 'error' || ending.reason === 'verify.failed'
+        ? 'failed'
+        : 'stopped';
+  session.state.finish_reason = ending.reason;
+  await session.boundary({ phase: 'done', status });
+  if (ending.reason === 'completed' && ending.memory) {
+    await ending.memory
+      .writeLearnings({ summary: ending.output, taskId: spec.task_id, sources: [] })
+      .catch((cause: unknown) => session.warn(`Could not write learnings to memory: ${errorMessage(cause)}`));
+  }
+  await appendNote(paths, `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`);
 }
