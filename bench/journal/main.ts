@@ -1,7 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import * as prettier from 'prettier';
 import { measureDurableStep } from './durable-step.ts';
 import { measureAppend, measureCheckpoint, measureGroupCommit, measurePerEvent } from './measure.ts';
 import { type JournalReport, reportLines, TARGETS, targetLines } from './report.ts';
@@ -79,7 +81,7 @@ export async function main(args: string[]): Promise<void> {
     console.log(`${lines.join('\n')}\n\n${targets.join('\n')}\n\n${report.elapsedSeconds} s`);
     const name = config.mode === 'quick' ? 'journal.quick.json' : 'journal.json';
     writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
-    if (config.mode === 'full') updateDocs(report, lines, targets);
+    if (config.mode === 'full') await updateDocs(report, lines, targets);
     if (report.targetsMet.includes(false)) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -117,7 +119,7 @@ function filesystemOf(dir: string): string {
 }
 
 // Only the generated block between the markers is replaced; the prose around it is written by hand.
-function updateDocs(report: JournalReport, lines: string[], targets: string[]): void {
+async function updateDocs(report: JournalReport, lines: string[], targets: string[]): Promise<void> {
   let docs: string;
   try {
     docs = readFileSync(DOCS, 'utf8');
@@ -132,15 +134,17 @@ function updateDocs(report: JournalReport, lines: string[], targets: string[]): 
     return;
   }
   const { machine: host, disk } = report;
-  const section = [
-    BEGIN,
+  const generated = [
     `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${host.loadAverage1m}), ` +
       `Node ${host.node}, ${host.platform}, on ${disk.filesystem}. The whole run took ${report.elapsedSeconds} s.`,
     '',
     ...lines,
     '',
     ...targets.map((line) => `- ${line}`),
-    END,
   ].join('\n');
+  // Formatted as Prettier would, so `npm run lint` stays clean after a run; only this block is touched.
+  const options = (await prettier.resolveConfig(fileURLToPath(DOCS))) ?? {};
+  const formatted = await prettier.format(generated, { ...options, parser: 'markdown' });
+  const section = `${BEGIN}\n\n${formatted}\n${END}`;
   writeFileSync(DOCS, docs.slice(0, begin) + section + docs.slice(end + END.length));
 }

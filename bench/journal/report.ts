@@ -49,13 +49,14 @@ export function reportLines(report: JournalReport): string[] {
     [
       "sync 'always' vs raw write+fsync",
       `${perEvent.ratio}×`,
-      `${perEvent.journalUs} vs ${perEvent.rawUs} µs/event, medians of ${perEvent.events} paired events ` +
-        `(ratio of means ${perEvent.meanRatio}×; raw p10–p90 ${perEvent.rawP10Us}–${perEvent.rawP90Us} µs)`,
+      `${signed(perEvent.overheadUs)} µs/event (median of ${perEvent.events} paired differences) on a raw median of ` +
+        `${perEvent.rawUs} µs (p10–p90 ${perEvent.rawP10Us}–${perEvent.rawP90Us} µs); unpaired: ` +
+        `${perEvent.journalUs} µs, ${perEvent.medianRatio}× of medians, ${perEvent.meanRatio}× of means`,
     ],
     [
       'checkpoint: state.json atomic write (µs)',
       `${checkpoint.writeUs}`,
-      `${checkpoint.stateBytes} bytes; raw calls ${checkpoint.rawUs} µs (${checkpoint.ratio}×)`,
+      `${checkpoint.stateBytes} bytes; raw calls ${checkpoint.rawUs} µs; paired difference ${signed(checkpoint.overheadUs)} µs`,
     ],
     [
       'no-op durable step overhead (µs)',
@@ -84,4 +85,8 @@ export function targetLines(report: JournalReport): string[] {
       `per-event fsync ≤ ${TARGETS.perEventRatio}× the raw floor (${report.perEvent.ratio}×)`,
     ),
   ];
+}
+
+function signed(value: number): string {
+  return value >= 0 ? `+${value}` : `${value}`;
 }
