@@ -19,6 +19,8 @@ import type {
   MessagePart,
   ProviderOptions,
   ProviderPart,
+  TextPart,
+  ToolCallPart,
   ToolResultContentPart,
   ToolResultOutput,
 } from './messages.ts';
@@ -36,24 +38,31 @@ export function fromV4Prompt(prompt: LanguageModelV4Prompt): Message[] {
   return prompt.map(fromV4Message);
 }
 
+// The agent loop converts every message it sends, so the conversions into V4 add provider options in place rather
+// than spreading an object per message and part; the keys come out in the same order.
 function toV4Message(message: Message): LanguageModelV4Message {
-  const extra = withOptions(message.providerOptions);
+  const { providerOptions } = message;
   switch (message.role) {
     case 'system':
-      return { role: 'system', content: message.content, ...extra };
+      return withProviderOptions({ role: 'system', content: message.content }, providerOptions);
     case 'user':
-      return { role: 'user', content: message.content.map((part) => toV4Part(part) as never), ...extra };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content.flatMap((part) => {
-          const converted = toV4Part(part);
-          return converted === undefined ? [] : [converted as V4AssistantPart];
-        }),
-        ...extra,
-      };
+      return withProviderOptions(
+        { role: 'user', content: message.content.map((part) => toV4Part(part) as never) },
+        providerOptions,
+      );
+    case 'assistant': {
+      const content: V4AssistantPart[] = [];
+      for (const part of message.content) {
+        const converted = toV4Part(part);
+        if (converted !== undefined) content.push(converted as V4AssistantPart);
+      }
+      return withProviderOptions({ role: 'assistant', content }, providerOptions);
+    }
     case 'tool':
-      return { role: 'tool', content: message.content.map((part) => toV4Part(part) as V4ToolPart), ...extra };
+      return withProviderOptions(
+        { role: 'tool', content: message.content.map((part) => toV4Part(part) as V4ToolPart) },
+        providerOptions,
+      );
   }
 }
 
@@ -76,32 +85,34 @@ function fromV4Message(message: LanguageModelV4Message): Message {
 }
 
 function toV4Part(part: MessagePart): V4AssistantPart | V4ToolPart | undefined {
-  const extra = withOptions(part.type === 'provider-part' ? undefined : part.providerOptions);
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: part.text, ...extra };
+      return withProviderOptions({ type: 'text' as const, text: part.text }, part.providerOptions);
     case 'image':
     case 'file':
       return toV4FilePart(part);
     case 'reasoning':
-      return { type: 'reasoning', text: part.text, ...extra };
-    case 'tool-call':
-      return {
+      return withProviderOptions({ type: 'reasoning' as const, text: part.text }, part.providerOptions);
+    case 'tool-call': {
+      const call: Extract<V4AssistantPart, { type: 'tool-call' }> = {
         type: 'tool-call',
         toolCallId: part.toolCallId,
         toolName: part.toolName,
         input: part.input,
-        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
-        ...extra,
       };
+      if (part.providerExecuted !== undefined) call.providerExecuted = part.providerExecuted;
+      return withProviderOptions(call, part.providerOptions);
+    }
     case 'tool-result':
-      return {
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output: toV4Output(part.output),
-        ...extra,
-      };
+      return withProviderOptions(
+        {
+          type: 'tool-result' as const,
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          output: toV4Output(part.output),
+        },
+        part.providerOptions,
+      );
     case 'provider-part':
       return providerPartToPrompt(part);
   }
@@ -229,34 +240,28 @@ export function contentToAssistantMessage(content: readonly LanguageModelV4Conte
 }
 
 function contentToPart(item: LanguageModelV4Content): AssistantMessage['content'][number] {
-  const extra = withOptions(item.type === 'source' ? undefined : item.providerMetadata);
   switch (item.type) {
-    case 'text':
-      return {
-        type: 'text',
-        text: item.text,
-        ...(item.citations === undefined ? {} : { citations: encodeJson(item.citations) as JsonValue[] }),
-        ...extra,
-      };
+    case 'text': {
+      const text: TextPart = { type: 'text', text: item.text };
+      if (item.citations !== undefined) text.citations = encodeJson(item.citations) as JsonValue[];
+      return withProviderOptions(text, item.providerMetadata as ProviderOptions | undefined);
+    }
     case 'reasoning':
-      return { type: 'reasoning', text: item.text, ...extra };
+      return { type: 'reasoning', text: item.text, ...withOptions(item.providerMetadata) };
     case 'file':
       return {
         type: isImage(item.mediaType) ? 'image' : 'file',
         data: fromV4FileData(item.data),
         mediaType: item.mediaType,
-        ...extra,
+        ...withOptions(item.providerMetadata),
       };
-    case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: item.toolCallId,
-        toolName: item.toolName,
-        ...parseToolInput(item.input),
-        ...(item.providerExecuted === undefined ? {} : { providerExecuted: item.providerExecuted }),
-        ...(item.dynamic === undefined ? {} : { dynamic: item.dynamic }),
-        ...extra,
-      };
+    case 'tool-call': {
+      const call: ToolCallPart = { type: 'tool-call', toolCallId: item.toolCallId, toolName: item.toolName, input: {} };
+      parseToolInput(item.input, call);
+      if (item.providerExecuted !== undefined) call.providerExecuted = item.providerExecuted;
+      if (item.dynamic !== undefined) call.dynamic = item.dynamic;
+      return withProviderOptions(call, item.providerMetadata as ProviderOptions | undefined);
+    }
     case 'tool-result':
       return {
         type: 'tool-result',
@@ -265,7 +270,7 @@ function contentToPart(item: LanguageModelV4Content): AssistantMessage['content'
         output: { type: item.isError ? 'error-json' : 'json', value: item.result as JsonValue },
         providerExecuted: true,
         ...(item.preliminary === undefined ? {} : { preliminary: item.preliminary }),
-        ...extra,
+        ...withOptions(item.providerMetadata),
       };
     default:
       return providerPart(item);
@@ -317,18 +322,28 @@ function partToContent(part: AssistantMessage['content'][number]): LanguageModel
   }
 }
 
-function parseToolInput(raw: string): { input: unknown; inputError?: string } {
+// Sets `input`, and `inputError` when the arguments are not valid JSON.
+function parseToolInput(raw: string, call: ToolCallPart): void {
   // Providers send `""` for a call without arguments.
-  if (raw.trim() === '') return { input: {} };
+  if (raw.trim() === '') return;
   try {
-    return { input: JSON.parse(raw) };
+    call.input = JSON.parse(raw);
   } catch (error) {
-    return { input: raw, inputError: (error as Error).message };
+    call.input = raw;
+    call.inputError = (error as Error).message;
   }
 }
 
 function providerPart(part: unknown): ProviderPart {
   return { type: 'provider-part', part: encodeJson(part) as JsonValue };
+}
+
+function withProviderOptions<T extends object>(
+  target: T,
+  options: ProviderOptions | SharedV4ProviderOptions | undefined,
+): T {
+  if (options !== undefined) (target as { providerOptions?: unknown }).providerOptions = options;
+  return target;
 }
 
 function withOptions(options: ProviderOptions | SharedV4ProviderOptions | undefined) {
