@@ -36,6 +36,8 @@ import { buildPhaseContext } from './task-context.ts';
 import { goalFromBrief, readSpecFile, type TaskSpec, toSpecFile } from './task-spec.ts';
 import type { StepGate } from './tool-gate.ts';
 import { createToolGate } from './tool-gate.ts';
+import { governedPolicy } from './governed-policy.ts';
+import type { Policy } from '../policy/create-policy.ts';
 
 /** Options for {@link createRunner}. */
 export type RunnerOptions = {
@@ -48,7 +50,12 @@ export type RunnerOptions = {
    * notifications journaled and its entries redacted: it receives `onEvent` and `redact` to give the manager.
    */
   memory?: MemoryManager | ((context: MemoryContext) => MemoryManager);
-  /** Extra processors, e.g. a policy processor; they run after the tool gate. */
+  /**
+   * A policy (e.g. `strictPolicy()`): its denials block calls, its approvals go through the run's approval broker
+   * (request files), and its audit events are journaled as `policy.blocked` and `policy.modified`.
+   */
+  policy?: Policy;
+  /** Extra processors; they run after the tool gate and the policy, before a call is journaled. */
   processors?: readonly Processor[];
   /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */
   approvals?: 'file' | 'auto' | ((progressDir: string) => ApprovalBroker);
@@ -321,12 +328,14 @@ async function buildLoopContext(
   const memory = entry.memory;
   const history = historyFor(session);
   const maxTokens = options.maxTokens ?? 2048;
+  const gateProcessors = createToolGate(session, tools, () => gate);
+  const policyProcessors = options.policy ? [governedPolicy(session, options.policy, tools, () => gate)] : [];
   const agent = new LLMAgent({
     name: 'governed-task',
     model,
     prompt: options.persona ?? DEFAULT_PERSONA,
     tools: tools.list(),
-    processors: [createToolGate(session, tools, () => gate), ...(options.processors ?? [])],
+    processors: [gateProcessors.checks, ...policyProcessors, ...(options.processors ?? []), gateProcessors.journal],
     maxTokens,
     maxIterations: 12,
     ...(options.catalog ? { catalog: options.catalog } : {}),

@@ -34,11 +34,11 @@ export function createToolGate(
   session: Session,
   registry: ToolRegistry,
   current: () => StepGate | undefined,
-): Processor {
+): { checks: Processor; journal: Processor } {
   // Calls answered from the journal already have their tool.result there.
   const recoveredIds = new Set<string>();
-  return {
-    name: 'governed-tool-gate',
+  const checks: Processor = {
+    name: 'governed-tool-checks',
     pre: ({ messages }) => {
       current()?.beforeModelCall?.(messages);
       return undefined;
@@ -51,70 +51,71 @@ export function createToolGate(
       if (recovered && 'result' in recovered) recoveredIds.add(call.toolCallId);
       if (recovered) return recovered;
       if (!tool) return undefined; // runToolCall answers unknown tools itself.
-      const allowed = gate.allow(tool);
-      if (allowed !== true) return block(session, gate, call, allowed);
-      if (tool.effects === 'write' || tool.effects === 'exec') {
-        const control = pathArguments(call.input)
-          .map(controlPathOf)
-          .find((path) => path !== undefined);
-        if (control)
-          return block(
-            session,
-            gate,
-            call,
-            `${control} belongs to the runner: tools may not write the run's approvals, plan, journal, state or step records`,
-          );
-      }
-      const planProblem = await gate.checkPlan?.();
-      if (planProblem) return block(session, gate, call, planProblem);
-      const argsDigest = canonicalDigest(call.input ?? null);
-      if (session.spec.approvals.require_tools.includes(tool.name)) {
-        const outcome = await askApproval(session, gate.step, {
-          type: 'tool',
-          toolName: tool.name,
-          toolArgs: call.input,
-          argsDigest,
-          toolCallId: call.toolCallId,
-          planSig: gate.planSig,
-          rationale: `The spec requires approval for every ${tool.name} call`,
-        });
-        if (outcome.decision !== 'approved') {
-          return block(
-            session,
-            gate,
-            call,
-            `${outcome.decision} by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`,
-          );
-        }
-      }
-      await journalCall(session, gate, call, tool, argsDigest);
+      const refusal = await refuse(session, gate, call, tool);
+      return refusal ? block(session, gate, call, refusal) : undefined;
+    },
+  };
+  const journal: Processor = {
+    name: 'governed-tool-journal',
+    preTool: async ({ call }) => {
+      const gate = current();
+      const tool = registry.get(call.toolName);
+      if (gate && tool) await journalCall(session, gate, call, tool, canonicalDigest(call.input ?? null));
       return undefined;
     },
     postTool: ({ call, outcome }) => {
       const gate = current();
       if (!gate) return undefined;
-      if (outcome.error?.code === 'policy_denied' || recoveredIds.delete(call.toolCallId)) {
-        const halt = gate.haltAfterTool?.(call);
-        return halt === undefined ? undefined : { halt };
+      const journaled = outcome.error?.code !== 'policy_denied' && !recoveredIds.delete(call.toolCallId);
+      if (journaled) {
+        session.emit({
+          type: 'tool.result',
+          step: gate.step,
+          step_kind: gate.phase,
+          message: `${call.toolName} ${outcome.ok ? 'ok' : `failed: ${outcome.error?.code}`}`,
+          data: {
+            tool_call_id: call.toolCallId,
+            tool: call.toolName,
+            ok: outcome.ok,
+            model_output: outcome.modelOutput,
+            duration_ms: Math.round(outcome.durationMs * 1000) / 1000,
+          },
+          ...(outcome.error ? { error: outcome.error } : {}),
+        });
       }
-      session.emit({
-        type: 'tool.result',
-        step: gate.step,
-        step_kind: gate.phase,
-        message: `${call.toolName} ${outcome.ok ? 'ok' : `failed: ${outcome.error?.code}`}`,
-        data: {
-          tool_call_id: call.toolCallId,
-          tool: call.toolName,
-          ok: outcome.ok,
-          model_output: outcome.modelOutput,
-          duration_ms: Math.round(outcome.durationMs * 1000) / 1000,
-        },
-        ...(outcome.error ? { error: outcome.error } : {}),
-      });
       const halt = gate.haltAfterTool?.(call);
       return halt === undefined ? undefined : { halt };
     },
   };
+  return { checks, journal };
+}
+
+// Why a call may not run, or undefined: the step does not allow the tool, it writes a control file, the approved
+// plan was edited, or the spec requires an approval that was not given.
+async function refuse(session: Session, gate: StepGate, call: ToolCallPart, tool: Tool): Promise<string | undefined> {
+  const allowed = gate.allow(tool);
+  if (allowed !== true) return allowed;
+  if (tool.effects === 'write' || tool.effects === 'exec') {
+    const control = pathArguments(call.input)
+      .map(controlPathOf)
+      .find((path) => path !== undefined);
+    if (control)
+      return `${control} belongs to the runner: tools may not write the run's approvals, plan, journal, state or step records`;
+  }
+  const planProblem = await gate.checkPlan?.();
+  if (planProblem) return planProblem;
+  if (!session.spec.approvals.require_tools.includes(tool.name)) return undefined;
+  const outcome = await askApproval(session, gate.step, {
+    type: 'tool',
+    toolName: tool.name,
+    toolArgs: call.input,
+    argsDigest: canonicalDigest(call.input ?? null),
+    toolCallId: call.toolCallId,
+    planSig: gate.planSig,
+    rationale: `The spec requires approval for every ${tool.name} call`,
+  });
+  if (outcome.decision === 'approved') return undefined;
+  return `${outcome.decision} by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`;
 }
 
 async function journalCall(

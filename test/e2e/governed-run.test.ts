@@ -458,3 +458,47 @@ describe('the run protects its control files', () => {
     ]);
   });
 });
+
+describe('a policy inside a governed run', () => {
+  it('routes its approvals through request files and journals its denials with the rule id', async () => {
+    const { createPolicy } = await import('../../src/policy/create-policy.ts');
+    const { requireApprovalFor, toolDenylist } = await import('../../src/policy/tool-rules.ts');
+    const policy = createPolicy({
+      rules: [toolDenylist(['read_input'], { id: 'no-rereads' }), requireApprovalFor(['write_artifact'])],
+    });
+    const model = phaseModel({
+      act: (options) =>
+        options.prompt.at(-1)?.role === 'tool'
+          ? 'done'
+          : {
+              toolCalls: [
+                { name: 'read_input', input: { name: 'input.txt' } },
+                { name: 'write_artifact', input: { name: 'summary.md', text: 'ok' } },
+              ],
+            },
+      plan: () => JSON.stringify({ ...FIXTURE_PLAN, allowed_tools: ['write_artifact', 'read_input'] }),
+    });
+    const root = await makeTaskFolder();
+    const calls: string[] = [];
+    const result = await createRunner({
+      model,
+      tools: (paths) => fixtureTools(paths, calls),
+      approvals: 'auto',
+      policy,
+    }).doTask(root);
+    expect(result.finishReason).toBe('completed');
+    const journal = await frames(root);
+    const blocked = journal.filter((frame) => frame.type === 'policy.blocked');
+    expect(blocked).toContainEqual(
+      expect.objectContaining({ data: expect.objectContaining({ rule_id: 'no-rereads', target: 'read_input' }) }),
+    );
+    const requests = await Promise.all(
+      (await readdir(join(root, 'progress', 'approvals', 'requests'))).map((file) =>
+        json(join(root, 'progress', 'approvals', 'requests', file)),
+      ),
+    );
+    expect(requests).toContainEqual(expect.objectContaining({ type: 'tool', tool_name: 'write_artifact' }));
+    // The policy applies in every phase: Gather's read is denied too, so only the approved write ran.
+    expect(calls).toEqual(['write_artifact:summary.md']);
+  });
+});
