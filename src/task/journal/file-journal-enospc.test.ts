@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { AgencyError } from '../../core/errors.ts';
 import type { EventFrame } from '../contracts/events.ts';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
@@ -10,19 +10,26 @@ import { openFileJournal } from './file-journal.ts';
 import { readJournal } from './read-journal.ts';
 
 // A real full disk: a 64 KiB tmpfs. Mounting needs root (or CAP_SYS_ADMIN); without it these tests are skipped,
-// and the skip says why. The EIO cases go through the injected fs port in file-journal.test.ts.
-const mountPoint = await mkdtemp(path.join(tmpdir(), 'agency-enospc-'));
-const mountRefusal = tryMount(mountPoint);
-const title = mountRefusal
-  ? `ENOSPC on a real tmpfs (skipped: cannot mount a tmpfs here: ${mountRefusal})`
-  : 'ENOSPC on a real 64 KiB tmpfs';
-if (mountRefusal) console.warn(`[file-journal-enospc] ${title}`);
+// and the skip says why. The EIO cases go through the injected fs port in file-journal.test.ts. The mount happens in
+// beforeAll, so a run that filters these tests out never mounts anything.
+let mountPoint = '';
+let mountRefusal: string | undefined;
+
+beforeAll(async () => {
+  mountPoint = await mkdtemp(path.join(tmpdir(), 'agency-enospc-'));
+  mountRefusal = tryMount(mountPoint);
+  if (mountRefusal) console.warn(`[file-journal-enospc] skipped: cannot mount a tmpfs here: ${mountRefusal}`);
+});
 
 afterAll(async () => {
   // A lazy unmount if a failed test left a descriptor open, so no mount outlives the run.
-  if (!mountRefusal) execFileSync('umount', ['--lazy', mountPoint]);
+  if (mountRefusal === undefined) execFileSync('umount', ['--lazy', mountPoint]);
   await rmdir(mountPoint);
 });
+
+function skipUnlessMounted(context: TestContext): void {
+  if (mountRefusal !== undefined) context.skip(`cannot mount a tmpfs here: ${mountRefusal}`);
+}
 
 function tryMount(dir: string): string | undefined {
   try {
@@ -40,8 +47,9 @@ async function freshDir(name: string): Promise<string> {
   return dir;
 }
 
-describe.skipIf(mountRefusal !== undefined)(title, () => {
-  it('flush rejects with journal_not_durable once the disk is full; acknowledged frames all survive', async () => {
+describe('ENOSPC on a real 64 KiB tmpfs (skipped, with the reason, where mounting is not permitted)', () => {
+  it('flush rejects with journal_not_durable once the disk is full; acknowledged frames all survive', async (context) => {
+    skipUnlessMounted(context);
     const dir = await freshDir('journal');
     const file = path.join(dir, 'events.ndjson');
     const ballast = path.join(dir, 'ballast');
@@ -83,7 +91,8 @@ describe.skipIf(mountRefusal !== undefined)(title, () => {
     await rm(dir, { recursive: true });
   });
 
-  it('an atomic write on a full disk fails with file_write_failed, leaves the old file and no temp file', async () => {
+  it('an atomic write on a full disk fails with file_write_failed, leaves the old file and no temp file', async (context) => {
+    skipUnlessMounted(context);
     const dir = await freshDir('atomic');
     const target = path.join(dir, 'state.json');
     await writeFileAtomic(target, '{"old":true}\n');
