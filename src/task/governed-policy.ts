@@ -23,7 +23,7 @@ export function governedPolicy(
     onAudit: (event) =>
       session.emit({
         type: event.type,
-        ...(current()?.step ? { step: current()?.step as string } : {}),
+        ...(current()?.step ? { step: current()?.step } : {}),
         message: `${event.ruleId}: ${event.reason}`,
         data: { rule_id: event.ruleId, kind: event.kind, target: event.target, reason: event.reason },
       }),
@@ -40,5 +40,5 @@ export function governedPolicy(
       });
       return { decision: outcome.decision, ...(outcome.reason ? { reason: outcome.reason } : {}) };
     },
-  }) as Processor;
+  });
 }
