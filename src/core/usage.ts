@@ -88,9 +88,25 @@ export function usageFromV4(
     cachedInputTokens,
     cacheWriteTokens,
   };
-  const price = lookupModel(modelId, catalog)?.price;
+  const price = priceOf(modelId, catalog);
   if (price) result.costUsd = costOf(result, price);
   return result;
+}
+
+// Every model call is priced, and a catalog lookup that misses scans every key; catalogs are read-only, so the
+// answer for a model id is remembered per catalog.
+const prices = new WeakMap<ModelCatalog, Map<string, ModelPrice | undefined>>();
+
+function priceOf(modelId: string, catalog: ModelCatalog): ModelPrice | undefined {
+  let known = prices.get(catalog);
+  if (!known) {
+    known = new Map();
+    prices.set(catalog, known);
+  }
+  if (known.has(modelId)) return known.get(modelId);
+  const price = lookupModel(modelId, catalog)?.price;
+  known.set(modelId, price);
+  return price;
 }
 
 /** The cost in US dollars of a usage at a price. */
