@@ -19,7 +19,7 @@ export type RecordModelOptions = {
   now?: () => number;
   /**
    * Scrubs secrets from requests, responses, stream parts and errors before they are written. The digest is taken
-   * over the redacted request, so a request that carried a secret replays only leniently.
+   * over the redacted request; `replayModel` redacts live requests the same way before comparing them.
    * @default defaultRedactor
    */
   redactor?: Redactor;

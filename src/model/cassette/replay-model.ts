@@ -10,6 +10,7 @@ import {
 import { abortedError } from '../../core/clock.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { decodeJson } from '../../core/json-codec.ts';
+import { defaultRedactor, type Redactor } from '../../core/redact.ts';
 import { resultToStreamParts, streamPartsToResult } from '../stream-convert.ts';
 import {
   type CassetteCall,
@@ -27,6 +28,11 @@ export type ReplayModelOptions = {
   lenient?: boolean;
   /** Relative paths resolve against this directory. @default process.cwd() */
   cwd?: string;
+  /**
+   * Applied to each live request before it is compared, as `recordModel` applied it before recording, so requests
+   * that carried a secret still match, and a mismatch message never prints the live secret. @default defaultRedactor
+   */
+  redactor?: Redactor;
 };
 
 /** A model that serves a cassette, plus what it has served. */
@@ -53,13 +59,14 @@ export function replayModel(path: string, options: ReplayModelOptions = {}): Rep
   const { header, calls } = readCassette(file, readFileSync);
   let served = 0;
 
+  const redactor = options.redactor ?? defaultRedactor;
   const used = new Set<number>();
   const next = (callOptions: LanguageModelV4CallOptions): { call: CassetteCall; line: number } => {
     if (callOptions.abortSignal?.aborted) throw abortedError(callOptions.abortSignal);
     const index = served;
     let entry = calls[index];
     if (!options.lenient) {
-      const request = normalizeRequest(callOptions);
+      const request = redactor.redact(normalizeRequest(callOptions));
       const digest = requestDigest(request);
       if (entry?.call.digest !== digest) {
         // A run resumed after a crash starts part-way through the recording: find the call it is making.
