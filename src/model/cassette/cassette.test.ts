@@ -369,9 +369,7 @@ describe('replaying requests that carried a secret', () => {
     const changed: LanguageModelV4Prompt = [
       { role: 'user', content: [{ type: 'text', text: `my other key is ${secret}` }] },
     ];
-    const error = await replayModel(path)
-      .doGenerate({ prompt: changed })
-      .catch((e: unknown) => e);
+    const error = await Promise.resolve(replayModel(path).doGenerate({ prompt: changed })).catch((e: unknown) => e);
     expect(String((error as Error).message)).not.toContain(secret);
   });
 });
