@@ -53,9 +53,7 @@ for (const name of examples) {
   await mkdir(root, { recursive: true });
   await cp(join(repo, 'examples', name, 'task'), join(root, 'task'), { recursive: true });
 
-  let model: LanguageModelV4 = values.author
-    ? (authors[name])()
-    : resolveModel(values.model ?? `replay:${cassette}`);
+  let model: LanguageModelV4 = values.author ? authors[name]() : resolveModel(values.model ?? `replay:${cassette}`);
   if (values.record) model = recordModel(model, cassette);
   const meter = measurePrefix(model);
   const site = name === 'research' ? await startSite() : undefined;

@@ -43,7 +43,10 @@ export const ERROR_CODES = {
   attachment_limit: { retryable: false, summary: 'The attachment count or byte cap was reached.' },
 
   // Governed tasks
-  journal_not_durable: { retryable: false, summary: 'A journal write or fsync failed; the run cannot continue safely.' },
+  journal_not_durable: {
+    retryable: false,
+    summary: 'A journal write or fsync failed; the run cannot continue safely.',
+  },
   journal_corrupt: { retryable: false, summary: 'The event journal has a malformed line that is not a torn tail.' },
   state_corrupt: { retryable: false, summary: 'progress/state.json or spec.json is malformed.' },
   file_write_failed: { retryable: false, summary: 'A file could not be written and fsynced (ENOSPC, EIO…).' },

@@ -49,7 +49,11 @@ describe('a full disk during a governed run', () => {
         return 'x'.repeat(60_000);
       },
     });
-    const plan = { ...FIXTURE_PLAN, allowed_tools: ['fill_disk'], steps: [{ id: 's1', title: 'fill', tools: ['fill_disk'] }] };
+    const plan = {
+      ...FIXTURE_PLAN,
+      allowed_tools: ['fill_disk'],
+      steps: [{ id: 's1', title: 'fill', tools: ['fill_disk'] }],
+    };
     let calls = 0;
     const model = phaseModel({
       gather: () => 'nothing to gather',
@@ -65,10 +69,16 @@ describe('a full disk during a governed run', () => {
     expect(error).toMatchObject({ code: 'journal_not_durable' });
 
     // Every tool that ran was journaled (durably) before it ran: nothing ran after the write failed.
-    const { frames } = await readJournal(join(root, 'progress', 'events.ndjson'), { repair: false }).catch(() => ({ frames: [] }));
-    const journaledCalls = frames.filter((frame) => frame.type === 'tool.call').map((frame) => `fill_disk:${(frame.data?.args as { n: number }).n}`);
+    const { frames } = await readJournal(join(root, 'progress', 'events.ndjson'), { repair: false }).catch(() => ({
+      frames: [],
+    }));
+    const journaledCalls = frames
+      .filter((frame) => frame.type === 'tool.call')
+      .map((frame) => `fill_disk:${(frame.data?.args as { n: number }).n}`);
     expect(ran.length).toBeGreaterThan(0);
     expect(ran).toEqual(journaledCalls);
-    expect(await readFile(join(root, 'progress', 'state.json'), 'utf8').then(JSON.parse)).toMatchObject({ version: 'agent.state.v1' });
+    expect(await readFile(join(root, 'progress', 'state.json'), 'utf8').then(JSON.parse)).toMatchObject({
+      version: 'agent.state.v1',
+    });
   }, 60_000);
 });
