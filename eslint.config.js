@@ -13,6 +13,8 @@ export default tseslint.config(
       'examples/**/progress/**',
       'web/dist/**',
       'coverage/**',
+      '.scratch/**',
+      '.demo/**',
     ],
   },
   js.configs.recommended,
