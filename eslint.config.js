@@ -18,6 +18,11 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
+  {
+    // Plain JavaScript files (the CLI launcher, this config) run on Node.
+    files: ['**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
