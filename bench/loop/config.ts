@@ -21,7 +21,7 @@ export const FULL: LoopConfig = {
 // Bounded for CI: short runs only, so the slowest peers finish in seconds; importing the peers is most of the time.
 export const QUICK: LoopConfig = {
   mode: 'quick',
-  cpu: { sizes: [10, 50], warmupMs: 50, budgetMs: 100, batchMs: 20, minBatches: 2 },
+  cpu: { sizes: [10, 50], warmupMs: 300, budgetMs: 100, batchMs: 20, minBatches: 2 },
   heap: { steps: 50, resultBytes: 2048 },
   construct: { agents: 1_000 },
   childTimeoutMs: 30_000,

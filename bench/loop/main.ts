@@ -1,6 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import * as prettier from 'prettier';
 import type { ChildRequest } from './child.ts';
 import { FULL, type LoopConfig, QUICK } from './config.ts';
 import { FRAMEWORKS } from './frameworks.ts';
@@ -42,6 +44,7 @@ export async function main(args: string[]): Promise<void> {
   if (frameworks.length === 0) throw new Error(`--only matched no framework\n${HELP}`);
 
   const started = performance.now();
+  const loadBefore = loadavg();
   const results: Record<string, FrameworkResult> = {};
   for (const framework of frameworks) {
     const result: FrameworkResult = { label: framework.label, api: framework.api, errors: [] };
@@ -73,7 +76,7 @@ export async function main(args: string[]): Promise<void> {
     mode: config.mode,
     date: new Date().toISOString(),
     elapsedSeconds,
-    machine: machine(),
+    machine: { ...machine(), loadAverage: { before: loadBefore, after: loadavg() } },
     packages: packageVersions(frameworks.flatMap((framework) => framework.packages)),
     config,
     frameworks: results,
@@ -86,7 +89,7 @@ export async function main(args: string[]): Promise<void> {
   const name = config.mode === 'quick' ? 'loop.quick.json' : 'loop.json';
   writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
   const complete = !only && !values.metric && Object.values(results).every((result) => result.errors.length === 0);
-  if (config.mode === 'full' && complete) updateDocs(report, figures, ratioTable, targets);
+  if (config.mode === 'full' && complete) await updateDocs(report, figures, ratioTable, targets);
   if (Object.values(results).some((result) => result.errors.length > 0)) process.exitCode = 1;
 }
 
@@ -116,13 +119,18 @@ function packageVersions(packages: string[]): Record<string, string> {
 }
 
 // The results section of docs/benchmarks.md is generated; the prose around it is written by hand.
-function updateDocs(
-  report: { date: string; elapsedSeconds: number; machine: ReturnType<typeof machine>; packages: object },
+async function updateDocs(
+  report: {
+    date: string;
+    elapsedSeconds: number;
+    machine: ReturnType<typeof machine> & { loadAverage: { before: number[]; after: number[] } };
+    packages: object;
+  },
   figures: string,
   ratioTable: string,
   targets: string[],
-): void {
-  const docs = readFileSync(DOCS, 'utf8');
+): Promise<void> {
+  const docs = existsSync(DOCS) ? readFileSync(DOCS, 'utf8') : '';
   const begin = docs.indexOf(BEGIN);
   const end = docs.indexOf(END);
   if (begin < 0 || end < begin) {
@@ -133,17 +141,22 @@ function updateDocs(
   const versions = Object.entries(report.packages)
     .map(([name, version]) => `${name} ${String(version)}`)
     .join(', ');
-  const section = [
-    BEGIN,
+  const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
+  const generated = [
     `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel}, Node ${host.node}, ${host.platform}; ` +
-      `${versions}. The whole run took ${report.elapsedSeconds} s.`,
+      `${versions}. The whole run took ${report.elapsedSeconds} s; load average ${load(host.loadAverage.before)} ` +
+      `before and ${load(host.loadAverage.after)} after. CPU cells are the median batch, with the fastest batch in ` +
+      'parentheses.',
     '',
     figures,
     '',
     ratioTable,
     '',
     ...targets.map((line) => `- ${line}`),
-    END,
   ].join('\n');
+  // Formatted as Prettier would, so `npm run lint` stays clean after a run; only this block is touched.
+  const options = (await prettier.resolveConfig(fileURLToPath(DOCS))) ?? {};
+  const formatted = await prettier.format(generated, { ...options, parser: 'markdown' });
+  const section = `${BEGIN}\n\n${formatted}\n${END}`;
   writeFileSync(DOCS, docs.slice(0, begin) + section + docs.slice(end + END.length));
 }

@@ -76,7 +76,8 @@ export async function measureCpu(adapter: Adapter, id: string, options: CpuOptio
 
 /**
  * The heap a finished run keeps while its result is referenced: heap used after a forced GC, minus heap used before
- * the run (after a warm-up run and a forced GC). Every tool result is a fresh string of `resultBytes`.
+ * the run (after a warm-up run of up to 100 steps, whose result is dropped, and a forced GC). Every tool result is a
+ * fresh string of `resultBytes`.
  */
 export async function measureHeap(
   adapter: Adapter,
@@ -86,7 +87,7 @@ export async function measureHeap(
 ): Promise<HeapFigure> {
   const script = createScript(resultBytes);
   const agent = await adapter.prepare(script, steps);
-  script.reset(10);
+  script.reset(Math.min(steps, 100));
   await agent.run();
   const before = await settledMemory();
   script.reset(steps);

@@ -26,9 +26,12 @@ export type Script = {
   tool(text: string): string;
 };
 
-/** @param resultBytes when above 0, every tool result is a fresh string of this many bytes. */
+/** @param resultBytes when above 0, every tool result is a fresh, flat string of this many bytes. */
 export function createScript(resultBytes = 0): Script {
   let remaining = 0;
+  // Built from bytes rather than with padEnd or repeat, which V8 answers with ropes that share their filler: a 2 KB
+  // result would then occupy about 550 bytes and flatter whoever keeps it unflattened.
+  const filler = Buffer.alloc(resultBytes, '.');
   const script: Script = {
     calls: 0,
     toolRuns: 0,
@@ -45,7 +48,10 @@ export function createScript(resultBytes = 0): Script {
     },
     tool(text) {
       script.toolRuns++;
-      return resultBytes > 0 ? text.padEnd(resultBytes, '.') : text;
+      if (resultBytes === 0) return text;
+      const bytes = Buffer.from(filler);
+      bytes.write(text, 'latin1');
+      return bytes.toString('latin1');
     },
   };
   return script;
