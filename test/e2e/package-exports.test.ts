@@ -29,4 +29,31 @@ describe('package exports', () => {
   it('exports ScriptedModel from "agency/testing"', () => {
     expect(importNames('agency/testing')).toEqual(expect.arrayContaining(['ScriptedModel', 'apiError']));
   });
+
+  it('exports the agent loop, the runner, policy and memory from "agency"', () => {
+    expect(importNames('agency')).toEqual(
+      expect.arrayContaining([
+        'LLMAgent',
+        'spawn',
+        'createRunner',
+        'signPlan',
+        'createFileBroker',
+        'createPolicy',
+        'strictPolicy',
+        'policyProcessor',
+        'createMemoryManager',
+        'createRedactor',
+      ]),
+    );
+  });
+
+  it.each([
+    ['agency/tools', ['taskTools', 'builtinTools', 'resolveInScope', 'guardedFetch']],
+    ['agency/sandbox', ['createBwrapSandbox', 'runSandboxed', 'checkSandbox']],
+    ['agency/mcp', ['connectMcp', 'createMcpServer']],
+    ['agency/obs', ['createLogger']],
+    ['agency/credentials', ['createCredentialBroker', 'wrapToolWithCredentials']],
+  ])('exports the Node-only subpath %s', (specifier, names) => {
+    expect(importNames(specifier)).toEqual(expect.arrayContaining(names));
+  });
 });

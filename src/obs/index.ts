@@ -1,0 +1,9 @@
+// Structured logs: pino JSON lines, redacted. Node-only; import from `agency/obs`.
+export {
+  createLogger,
+  type LogDestination,
+  type Logger,
+  type LoggerOptions,
+  type LogLevel,
+  redactingStream,
+} from './logger.ts';
