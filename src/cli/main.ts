@@ -46,6 +46,8 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
     .description('Run governed agent tasks in a task/ + progress/ folder: plan, ask, act, verify, with a paper trail.')
     .version('0.1.0')
     .showHelpAfterError()
+    // Subcommands inherit this: usage errors reach main() as exceptions, never as process.exit().
+    .exitOverride()
     .configureOutput({ writeOut: (text) => out.write(text), writeErr: (text) => err.write(text) });
 
   const wrap =
@@ -186,7 +188,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const err: Output = { write: (text) => void process.stderr.write(text), isTTY: process.stderr.isTTY === true };
   const program = buildProgram(out, err, (exit) => {
     code = exit;
-  }).exitOverride();
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
