@@ -32,17 +32,29 @@ export type IdGeneratorDeps = {
  */
 export function createIdGenerator({ now = Date.now, randomBytes: random = randomBytes }: IdGeneratorDeps = {}) {
   let lastTime = -1;
-  let lastRandom: number[] = [];
+  let timePart = '';
+  const digits = new Uint8Array(RANDOM_CHARS);
+  // Randomness is drawn from a pooled buffer: one system call per 256 new milliseconds, not one per id.
+  let pool: Uint8Array = new Uint8Array(0);
+  let poolOffset = 0;
 
   return function newId(prefix: IdPrefix): string {
     const time = Math.max(now(), lastTime);
     if (time === lastTime) {
-      lastRandom = increment(lastRandom);
+      increment(digits);
     } else {
+      if (poolOffset + RANDOM_CHARS > pool.length) {
+        pool = random(RANDOM_CHARS * 256);
+        poolOffset = 0;
+      }
+      for (let i = 0; i < RANDOM_CHARS; i++) digits[i] = (pool[poolOffset + i] as number) % 32;
+      poolOffset += RANDOM_CHARS;
       lastTime = time;
-      lastRandom = Array.from(random(RANDOM_CHARS), (byte) => byte % 32);
+      timePart = encodeTime(time);
     }
-    return `${prefix}_${encodeTime(time)}${lastRandom.map((digit) => ALPHABET[digit]).join('')}`;
+    let randomPart = '';
+    for (let i = 0; i < RANDOM_CHARS; i++) randomPart += ALPHABET[digits[i] as number];
+    return `${prefix}_${timePart}${randomPart}`;
   } satisfies IdGenerator;
 }
 
@@ -76,15 +88,14 @@ function encodeTime(time: number): string {
   return out;
 }
 
-function increment(digits: number[]): number[] {
-  const next = [...digits];
-  for (let i = next.length - 1; i >= 0; i--) {
-    const digit = next[i] ?? 0;
+function increment(digits: Uint8Array): void {
+  for (let i = digits.length - 1; i >= 0; i--) {
+    const digit = digits[i] as number;
     if (digit < 31) {
-      next[i] = digit + 1;
-      return next;
+      digits[i] = digit + 1;
+      return;
     }
-    next[i] = 0;
+    digits[i] = 0;
   }
   throw new AgencyError('internal', 'id randomness overflowed within one millisecond');
 }
