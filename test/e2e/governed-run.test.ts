@@ -502,3 +502,72 @@ describe('a policy inside a governed run', () => {
     expect(calls).toEqual(['write_artifact:summary.md']);
   });
 });
+
+describe('other loops', () => {
+  it('runs a custom loop built from the public phases (the example in docs/runner.md)', async () => {
+    const { actPhase, approvePlan, planPhase, verifyPhase } = await import('../../src/task/index.ts');
+    const planThenAct = {
+      name: 'plan-act-verify',
+      version: '1',
+      async run(context: Parameters<typeof planPhase>[0]) {
+        const plan = await planPhase(context);
+        await approvePlan(context, plan);
+        const act = await actPhase(context, { signed: plan });
+        const report = await verifyPhase(context, { signed: plan, attempt: 1 });
+        return {
+          reason: report.passed ? ('completed' as const) : ('verify.failed' as const),
+          output: act.output,
+          verified: report.passed,
+        };
+      },
+    };
+    const root = await makeTaskFolder();
+    const result = await createRunner({
+      model: phaseModel(),
+      tools: (paths) => fixtureTools(paths),
+      approvals: 'auto',
+      loops: [planThenAct],
+    }).doTask(root, { loop: 'plan-act-verify' }, { view: 'full' });
+    expect(result).toMatchObject({ finishReason: 'completed', loopName: 'plan-act-verify', verified: true });
+    expect(result.steps?.map((step) => step.name)).not.toContain('gather');
+  });
+
+  it('runs seed 002 plan → act → reflect with the default planner, executor and reflector', async () => {
+    const root = await makeTaskFolder();
+    let proposals = 0;
+    const model = phaseModel({
+      other: () => {
+        proposals++;
+        return proposals === 1
+          ? JSON.stringify({
+              type: 'tool',
+              toolId: 'write_artifact',
+              input: { name: 'summary.md', text: 'summary' },
+              reason: 'write it',
+            })
+          : JSON.stringify({ type: 'finish', message: 'Wrote the summary.' });
+      },
+    });
+    const calls: string[] = [];
+    const result = await createRunner({
+      model,
+      tools: (paths) => fixtureTools(paths, calls),
+      approvals: 'auto',
+    }).doTask(root, { loop: 'plan-act-reflect' });
+    expect(result).toMatchObject({
+      finishReason: 'completed',
+      loopName: 'plan-act-reflect',
+      outputText: 'Wrote the summary.',
+    });
+    expect(calls).toEqual(['write_artifact:summary.md']);
+    expect((await frames(root)).filter((frame) => frame.type === 'tool.call')).toHaveLength(1);
+  });
+
+  it('refuses a spec that names an unknown loop', async () => {
+    const root = await makeTaskFolder();
+    await expect(createRunner({ model: phaseModel() }).doTask(root, { loop: 'nope' })).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('known: gather-plan-act-verify, plan-act-reflect'),
+    });
+  });
+});
