@@ -78,7 +78,7 @@ function lastIsToolResult(options: LanguageModelV4CallOptions): boolean {
 
 /** Overrides for the scripted phases. */
 export type PhaseScript = Partial<
-  Record<'gather' | 'plan' | 'act' | 'verify', (options: LanguageModelV4CallOptions) => ScriptReply>
+  Record<'gather' | 'plan' | 'act' | 'verify' | 'other', (options: LanguageModelV4CallOptions) => ScriptReply>
 >;
 
 /** A model that does each phase of the default loop, in the simplest plausible way. */
