@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLMAgent } from '../agent/llm-agent.ts';
 import type { Processor } from '../agent/processors.ts';
+import { createPolicy } from '../policy/create-policy.ts';
+import { policyProcessor } from '../policy/policy-processor.ts';
+import type { PolicyAuditEvent } from '../policy/policy-types.ts';
+import { toolDenylist } from '../policy/tool-rules.ts';
 import { ScriptedModel } from '../testing/scripted-model.ts';
 import { connectMcp } from './connect-mcp.ts';
 import type { McpConnection } from './mcp-connection.ts';
@@ -39,20 +43,19 @@ afterAll(async () => {
 });
 
 /**
- * Denies tools that write: those declared `write`, and any whose name says it writes. A stand-in for the policy
- * engine's denylist, which `src/policy` did not yet export when this was written.
+ * The policy engine denies every tool whose effects are `write` or `exec` (the default for MCP tools), and every
+ * tool whose name says it writes. Its audit events are collected.
  */
-function denyWrites(connection: McpConnection): Processor {
-  return {
-    name: 'deny-writes',
-    preTool({ call }) {
-      const tool = connection.tools().find((candidate) => candidate.name === call.toolName);
-      if (tool?.effects === 'write' || /write|edit|move|create/.test(call.toolName)) {
-        return { block: 'policy denies file writes' };
-      }
-      return undefined;
-    },
-  };
+function denyWrites(connection: McpConnection, audit: PolicyAuditEvent[]): Processor {
+  const policy = createPolicy({
+    rules: [
+      toolDenylist(
+        ['filesystem__write_file', 'filesystem__edit_file', 'filesystem__move_file', 'filesystem__create_directory'],
+        { id: 'no-fs-writes' },
+      ),
+    ],
+  });
+  return policyProcessor(policy, { tools: connection.tools(), onAudit: (event) => audit.push(event) });
 }
 
 function script(path: string) {
@@ -81,7 +84,13 @@ describe('server-filesystem under a policy that denies writes', () => {
   it('blocks the write (the file never appears) and lets the read through', async () => {
     const target = join(root, 'pwned.txt');
     const model = script(target);
-    const agent = new LLMAgent({ name: 'fs', model, tools: filesystem.tools(), processors: [denyWrites(filesystem)] });
+    const audit: PolicyAuditEvent[] = [];
+    const agent = new LLMAgent({
+      name: 'fs',
+      model,
+      tools: filesystem.tools(),
+      processors: [denyWrites(filesystem, audit)],
+    });
     const result = await agent.execute({ input: 'Write pwned.txt, then read notes.txt' });
 
     expect(result).toMatchObject({ success: true, output: 'Read the notes; writing was refused.' });
@@ -95,9 +104,12 @@ describe('server-filesystem under a policy that denies writes', () => {
     expect(results).toEqual([
       expect.objectContaining({
         toolCallId: 'w',
-        output: { type: 'error-text', value: expect.stringContaining('policy denies file writes') },
+        output: { type: 'error-text', value: expect.stringContaining('is denied by policy') },
       }),
       expect.objectContaining({ toolCallId: 'r', output: { type: 'json', value: { content: 'hello from disk' } } }),
+    ]);
+    expect(audit).toEqual([
+      expect.objectContaining({ type: 'policy.blocked', ruleId: 'no-fs-writes', target: 'filesystem__write_file' }),
     ]);
   });
 
