@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../core/errors.ts';
-import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
+import { createIdGenerator, type IdGenerator, type IdPrefix } from '../core/ids.ts';
 import type { JsonValue, Message, UserMessage } from '../core/messages.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -90,12 +90,12 @@ export class LLMAgent implements StreamingAgent {
   private readonly options: LLMAgentOptions;
   private readonly chain: ModelChain | undefined;
   private readonly tools: readonly Tool[];
-  // Built on the first execution: constructing an agent stays cheap for code that makes one per request.
+  private readonly now: () => number;
+  // Built on first use: constructing an agent stays cheap for code that makes one per request.
+  private idGenerator: IdGenerator | undefined;
   private callerOrUndefined: ModelCaller | undefined;
   private registryOrUndefined: ToolRegistry | undefined;
   private ledgerOrUndefined: SuspendLedger | undefined;
-  private readonly now: () => number;
-  private readonly newId: IdGenerator;
 
   constructor(options: LLMAgentOptions) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -115,7 +115,7 @@ export class LLMAgent implements StreamingAgent {
     this.description = options.description ?? '';
     this.options = options;
     this.now = options.deps?.now ?? Date.now;
-    this.newId = options.deps?.newId ?? createIdGenerator({ now: this.now });
+    this.idGenerator = options.deps?.newId;
     this.chain = options.model === undefined ? undefined : chainOf(options.model);
     this.tools = [...(options.tools ?? [])];
     toolsByName(this.tools);
@@ -264,6 +264,11 @@ export class LLMAgent implements StreamingAgent {
           payload,
         ),
     };
+  }
+
+  private newId(prefix: IdPrefix): string {
+    this.idGenerator ??= createIdGenerator({ now: this.now });
+    return this.idGenerator(prefix);
   }
 
   // Most agents never suspend a run, so the ledger is only made for the first suspension.
