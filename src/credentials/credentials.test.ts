@@ -5,10 +5,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createRedactor, REDACTED } from '../core/redact.ts';
 import { defineTool } from '../tools/define-tool.ts';
+import { toolCredentials, wrapToolWithCredentials } from '../tools/credential-tool.ts';
 import { runToolCall } from '../tools/run-tool-call.ts';
 import { type CredentialBrokerOptions, createCredentialBroker, type ToolCredentials } from './credential-broker.ts';
 import { callback, env, file } from './credential-source.ts';
-import { toolCredentials, wrapToolWithCredentials } from './credential-tool.ts';
 
 const TOKEN = 'ghp_BrokerCanary0123456789abcdefghij';
 const scratch = () => mkdtempSync(join(tmpdir(), 'agency-cred-test-'));

@@ -1,5 +1,6 @@
 // Per-tool credentials: loaded from the environment, files or callbacks, and mounted only while their tool runs.
-// Node-only; import from `agency/credentials`. See docs/policy.md.
+// Node-only; import from `agency/credentials`. The tool wrapper, `wrapToolWithCredentials`, is in `agency/tools`.
+// See docs/policy.md.
 export {
   type CredentialBroker,
   type CredentialBrokerOptions,
@@ -15,4 +16,3 @@ export {
   file,
   type SourceContext,
 } from './credential-source.ts';
-export { toolCredentials, wrapToolWithCredentials } from './credential-tool.ts';

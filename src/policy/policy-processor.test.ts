@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallPart } from '../core/messages.ts';
 import { createRedactor } from '../core/redact.ts';
-import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
+import type { ToolCallOutcome } from '../core/tool-types.ts';
 import { contentFilter } from './content-filter.ts';
 import { createPolicy } from './create-policy.ts';
 import { policyProcessor } from './policy-processor.ts';

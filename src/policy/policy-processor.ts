@@ -1,7 +1,6 @@
 import type { JsonValue, Message, ToolCallPart, ToolResultOutput } from '../core/messages.ts';
 import { defaultRedactor, type Redactor } from '../core/redact.ts';
-import type { ToolEffect } from '../tools/define-tool.ts';
-import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
+import type { ToolCallOutcome, ToolEffect } from '../core/tool-types.ts';
 import type { Policy } from './create-policy.ts';
 import type { AuditSink, PolicyDecision, PolicyRequest } from './policy-types.ts';
 

@@ -1,5 +1,5 @@
 import type { Message } from '../core/messages.ts';
-import type { ToolEffect } from '../tools/define-tool.ts';
+import type { ToolEffect } from '../core/tool-types.ts';
 
 /** The tool a request is about: its name and what it does to the world. */
 export type PolicyTool = { name: string; effects: ToolEffect };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolEffect } from '../tools/define-tool.ts';
+import type { ToolEffect } from '../core/tool-types.ts';
 import { createPolicy } from './create-policy.ts';
 import { nameMatcher } from './glob.ts';
 import type { PolicyRequest } from './policy-types.ts';

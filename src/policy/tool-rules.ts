@@ -1,4 +1,4 @@
-import type { ToolEffect } from '../tools/define-tool.ts';
+import type { ToolEffect } from '../core/tool-types.ts';
 import { type NamePatterns, nameMatcher } from './glob.ts';
 import type { PolicyRequest, PolicyRule } from './policy-types.ts';
 

@@ -3,11 +3,9 @@ import { z } from 'zod';
 import { AgencyError } from '../core/errors.ts';
 import type { JsonValue, ToolResultOutput } from '../core/messages.ts';
 
-/** What a tool does to the world. It drives default policy: `read` tools are the least guarded. */
-export type ToolEffect = 'read' | 'write' | 'network' | 'exec';
+import { TOOL_EFFECTS, type ToolEffect } from '../core/tool-types.ts';
 
-/** The effects a tool can declare. */
-export const TOOL_EFFECTS: readonly ToolEffect[] = ['read', 'write', 'network', 'exec'];
+export { TOOL_EFFECTS, type ToolEffect };
 
 /** The task a tool runs for, when it runs inside an agent. */
 export type ToolTask = { readonly input: string; readonly context?: Readonly<Record<string, unknown>> };

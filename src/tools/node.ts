@@ -106,3 +106,4 @@ export {
   type UrlTarget,
   checkUrl,
 } from './guards/network.ts';
+export { toolCredentials, wrapToolWithCredentials } from './credential-tool.ts';

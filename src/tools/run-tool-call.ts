@@ -2,26 +2,13 @@ import type { ErrorCode } from '../core/error-codes.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { JsonValue, ToolCallPart, ToolResultOutput } from '../core/messages.ts';
 import { isSuspendRequest } from './suspend-request.ts';
+import type { ToolCallOutcome } from '../core/tool-types.ts';
 import type { Tool, ToolTask } from './define-tool.ts';
 
 /** A tool call to run: the model's call part, or the same fields. */
 export type ToolCall = Pick<ToolCallPart, 'toolCallId' | 'toolName' | 'input' | 'inputError'>;
 
-/** How a tool call ended. Never an exception: failures are results the model can act on. */
-export type ToolCallOutcome = {
-  toolCallId: string;
-  toolName: string;
-  ok: boolean;
-  /** The tool's own return value, when it succeeded. */
-  output?: unknown;
-  /** Why it failed, when it did. */
-  error?: { code: ErrorCode; message: string };
-  /** Set when the tool asked to pause the run for human input (see `requestSuspend`). */
-  suspend?: { payload: JsonValue };
-  /** What the model is sent back. */
-  modelOutput: ToolResultOutput;
-  durationMs: number;
-};
+export type { ToolCallOutcome };
 
 /** Options for {@link runToolCall}. */
 export type RunToolCallOptions = {

@@ -48,11 +48,11 @@ describe('package exports', () => {
   });
 
   it.each([
-    ['agency/tools', ['taskTools', 'builtinTools', 'resolveInScope', 'guardedFetch']],
+    ['agency/tools', ['taskTools', 'builtinTools', 'resolveInScope', 'guardedFetch', 'wrapToolWithCredentials']],
     ['agency/sandbox', ['createBwrapSandbox', 'runSandboxed', 'checkSandbox']],
     ['agency/mcp', ['connectMcp', 'createMcpServer']],
     ['agency/obs', ['createLogger']],
-    ['agency/credentials', ['createCredentialBroker', 'wrapToolWithCredentials']],
+    ['agency/credentials', ['createCredentialBroker', 'env', 'file', 'callback']],
   ])('exports the Node-only subpath %s', (specifier, names) => {
     expect(importNames(specifier)).toEqual(expect.arrayContaining(names));
   });

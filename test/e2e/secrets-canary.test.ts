@@ -24,7 +24,7 @@ import { AgencyError } from '../../src/core/errors.ts';
 import { createRedactor, defaultRedactor, type Redactor, redactError } from '../../src/core/redact.ts';
 import { createCredentialBroker } from '../../src/credentials/credential-broker.ts';
 import { env, file } from '../../src/credentials/credential-source.ts';
-import { toolCredentials, wrapToolWithCredentials } from '../../src/credentials/credential-tool.ts';
+import { toolCredentials, wrapToolWithCredentials } from '../../src/tools/credential-tool.ts';
 import { recordModel } from '../../src/model/cassette/record-model.ts';
 import { createLogger, type Logger } from '../../src/obs/logger.ts';
 import { contentFilter } from '../../src/policy/content-filter.ts';

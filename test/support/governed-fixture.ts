@@ -95,7 +95,7 @@ export function phaseModel(overrides: PhaseScript = {}, modelId = 'gpt-4o-mini')
             : text.includes('Phase: VERIFY')
               ? 'verify'
               : 'other';
-      const override = overrides[phase as keyof PhaseScript];
+      const override = overrides[phase];
       if (override) return override(options);
       switch (phase) {
         case 'gather':

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import type { TaskPaths } from '../../task/layout.ts';
+/** The folders of a governed task that the tools are scoped to (a subset of the runner's `TaskPaths`). */
+export type TaskToolPaths = { task: string; progress: string; artifacts: string };
 import type { Tool } from '../define-tool.ts';
 import { type BuiltinToolsOptions, builtinTools } from './builtin-tools.ts';
 import type { NetworkToolOptions } from './network-options.ts';
@@ -30,10 +31,7 @@ export type TaskToolsOptions = Pick<BuiltinToolsOptions, 'sandbox' | 'kv' | 'sql
  *   tools: (paths) => taskTools(paths, { network: { policy: { allow: ['api.github.com'] } } }),
  * });
  */
-export function taskTools(
-  paths: Pick<TaskPaths, 'task' | 'progress' | 'artifacts'>,
-  options: TaskToolsOptions = {},
-): Tool[] {
+export function taskTools(paths: TaskToolPaths, options: TaskToolsOptions = {}): Tool[] {
   const { network = {}, exec = {}, testRunner, ...rest } = options;
   mkdirSync(paths.artifacts, { recursive: true });
   const task = { label: 'task', path: paths.task };

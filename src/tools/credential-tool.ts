@@ -1,6 +1,6 @@
 import { AgencyError } from '../core/errors.ts';
-import type { Tool, ToolContext } from '../tools/define-tool.ts';
-import type { CredentialBroker, ToolCredentials } from './credential-broker.ts';
+import type { Tool, ToolContext } from './define-tool.ts';
+import type { CredentialBroker, ToolCredentials } from '../credentials/credential-broker.ts';
 
 const BOUND = new WeakMap<ToolContext, ToolCredentials>();
 
