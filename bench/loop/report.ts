@@ -10,22 +10,28 @@ export type FrameworkResult = {
   errors: string[];
 };
 
-/** The headline figures compared across frameworks, by key. */
-export const METRICS = [
-  { key: 'cpu10', label: 'µs/step @10' },
-  { key: 'cpu100', label: 'µs/step @100' },
-  { key: 'cpu400', label: 'µs/step @400' },
-  { key: 'heapRetained', label: 'heap retained' },
-  { key: 'constructUs', label: 'build µs/agent' },
-  { key: 'constructBytes', label: 'build bytes/agent' },
-] as const;
+/** A headline figure: `cpu<steps>` (µs per step), `heapRetained`, `constructUs` or `constructBytes`. */
+export type MetricKey = `cpu${number}` | 'heapRetained' | 'constructUs' | 'constructBytes';
 
-export type MetricKey = (typeof METRICS)[number]['key'];
+/** The headline figures compared across frameworks, in table order. */
+function metricsOf(results: Record<string, FrameworkResult>): Array<{ key: MetricKey; label: string }> {
+  return [
+    ...cpuSizes(results).map((steps) => ({ key: `cpu${steps}` as const, label: `µs/step @${steps}` })),
+    { key: 'heapRetained', label: 'heap retained' },
+    { key: 'constructUs', label: 'build µs/agent' },
+    { key: 'constructBytes', label: 'build bytes/agent' },
+  ];
+}
+
+function cpuSizes(results: Record<string, FrameworkResult>): number[] {
+  const sizes = Object.values(results).flatMap((result) => (result.cpu ?? []).map((figure) => figure.steps));
+  return [...new Set(sizes)].sort((a, b) => a - b);
+}
 
 /** The headline figures of one framework. */
 export function headline(result: FrameworkResult): Partial<Record<MetricKey, number>> {
   const out: Partial<Record<MetricKey, number>> = {};
-  for (const figure of result.cpu ?? []) out[`cpu${figure.steps}` as MetricKey] = figure.usPerStep;
+  for (const figure of result.cpu ?? []) out[`cpu${figure.steps}`] = figure.usPerStep;
   if (result.heap) out.heapRetained = result.heap.retainedBytes;
   if (result.construct) {
     out.constructUs = result.construct.usPerAgent;
@@ -42,7 +48,7 @@ export function ratios(results: Record<string, FrameworkResult>): Record<string,
     if (id === 'agency') continue;
     const peer = headline(result);
     const row: Partial<Record<MetricKey, number>> = {};
-    for (const { key } of METRICS) {
+    for (const { key } of metricsOf(results)) {
       const a = agency[key];
       const p = peer[key];
       if (a !== undefined && p !== undefined && p > 0) row[key] = round(a / p, 4);
@@ -54,7 +60,7 @@ export function ratios(results: Record<string, FrameworkResult>): Record<string,
 
 /** The figures as a Markdown table. */
 export function figuresTable(results: Record<string, FrameworkResult>): string {
-  const sizes = [...new Set(Object.values(results).flatMap((result) => (result.cpu ?? []).map((f) => f.steps)))];
+  const sizes = cpuSizes(results);
   const heap = Object.values(results).find((result) => result.heap)?.heap;
   const construct = Object.values(results).find((result) => result.construct)?.construct;
   const header = [
@@ -85,7 +91,7 @@ export function figuresTable(results: Record<string, FrameworkResult>): string {
 /** How many times agency's figure each peer's is (peer ÷ agency), as a Markdown table. */
 export function ratiosTable(results: Record<string, FrameworkResult>): string {
   const table = ratios(results);
-  const present = METRICS.filter(({ key }) => Object.values(table).some((row) => row[key] !== undefined));
+  const present = metricsOf(results).filter(({ key }) => Object.values(table).some((row) => row[key] !== undefined));
   const header = ['peer ÷ agency', ...present.map(({ label }) => label)];
   const rows = Object.entries(table).map(([id, row]) => [
     results[id]?.label ?? id,
