@@ -17,10 +17,11 @@ const END = '<!-- loop-results:end -->';
 
 const HELP = `npm run bench -- loop [--quick] [--only agency,ai-sdk] [--metric cpu,heap,construct]
 
-  --quick    bounded run for CI (10- and 100-step runs, 100-step heap, 1,000 agents)
+  --quick    bounded run for CI (10- and 50-step runs, a 50-step heap run, 1,000 agents)
   --only     frameworks to run: ${FRAMEWORKS.map((framework) => framework.id).join(', ')}
   --metric   metrics to run: cpu, heap, construct
-A full, unfiltered run also rewrites the results section of docs/benchmarks.md.`;
+An unfiltered run writes bench/results/loop.json (loop.quick.json with --quick); a full one also rewrites the
+results section of docs/benchmarks.md.`;
 
 /** The agent-loop benchmark: agency against its peers, one child process per framework and metric. */
 export async function main(args: string[]): Promise<void> {
@@ -86,9 +87,11 @@ export async function main(args: string[]): Promise<void> {
     },
     targets,
   };
+  // A filtered run would leave the results file without the peers, so only a whole run writes it.
+  const filtered = only !== undefined || values.metric !== undefined;
   const name = config.mode === 'quick' ? 'loop.quick.json' : 'loop.json';
-  writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
-  const complete = !only && !values.metric && Object.values(results).every((result) => result.errors.length === 0);
+  if (!filtered) writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
+  const complete = !filtered && Object.values(results).every((result) => result.errors.length === 0);
   if (config.mode === 'full' && complete) await updateDocs(report, figures, ratioTable, targets);
   if (Object.values(results).some((result) => result.errors.length > 0)) process.exitCode = 1;
 }
