@@ -21,31 +21,75 @@ export function modelName(model: Pick<LanguageModelV4, 'provider' | 'modelId'>):
   return `${model.provider}:${model.modelId}`;
 }
 
-/**
- * What a request needs: tools when it declares function tools, images when the prompt carries an image, and a
- * context window large enough for the prompt (estimated at 4 characters a token) plus `maxOutputTokens`.
- */
-export function needsOf(request: Pick<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'maxOutputTokens'>): ModelNeeds {
-  let images = false;
-  let characters = 0;
-  for (const message of request.prompt) {
-    if (typeof message.content === 'string') {
-      characters += message.content.length;
-      continue;
-    }
+type MessageSize = { characters: number; images: boolean };
+
+// A run's prompt grows by a few messages a step and keeps the same message objects, so each message (and each tool
+// declaration) is sized once: checking a long run's prompt costs what its new messages cost.
+const messageSizes = new WeakMap<object, MessageSize>();
+const toolSizes = new WeakMap<object, number>();
+
+function sizeOfMessage(message: LanguageModelV4CallOptions['prompt'][number]): MessageSize {
+  const known = messageSizes.get(message);
+  if (known) return known;
+  const size = { characters: 0, images: false };
+  if (typeof message.content === 'string') size.characters = message.content.length;
+  else {
     for (const part of message.content) {
-      if (part.type === 'file' && (part.mediaType === 'image' || part.mediaType.startsWith('image/'))) images = true;
-      if (part.type === 'text' || part.type === 'reasoning') characters += part.text.length;
-      else if (part.type === 'tool-call') characters += JSON.stringify(part.input ?? null).length;
-      else if (part.type === 'tool-result') characters += JSON.stringify(part.output).length;
+      if (part.type === 'file' && (part.mediaType === 'image' || part.mediaType.startsWith('image/')))
+        size.images = true;
+      if (part.type === 'text' || part.type === 'reasoning') size.characters += part.text.length;
+      else if (part.type === 'tool-call') size.characters += JSON.stringify(part.input ?? null).length;
+      else if (part.type === 'tool-result') size.characters += JSON.stringify(part.output).length;
     }
   }
-  for (const tool of request.tools ?? []) characters += JSON.stringify(tool).length;
+  messageSizes.set(message, size);
+  return size;
+}
+
+function sizeOfTool(tool: NonNullable<LanguageModelV4CallOptions['tools']>[number]): number {
+  let size = toolSizes.get(tool);
+  if (size === undefined) toolSizes.set(tool, (size = JSON.stringify(tool).length));
+  return size;
+}
+
+/**
+ * What a request needs: tools when it declares function tools, images when the prompt carries an image, and a
+ * context window large enough for the prompt (estimated at 4 characters a token) plus `maxOutputTokens`. Messages
+ * and tools are treated as immutable: each object is sized once and remembered.
+ */
+export function needsOf(request: Pick<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'maxOutputTokens'>): ModelNeeds {
+  const { characters: promptCharacters, images } = sizeOfPrompt(request.prompt);
+  let characters = promptCharacters;
+  for (const tool of request.tools ?? []) characters += sizeOfTool(tool);
   return {
     tools: (request.tools?.length ?? 0) > 0,
     images,
     contextTokens: Math.ceil(characters / 4) + (request.maxOutputTokens ?? 0),
   };
+}
+
+type PromptTally = MessageSize & { length: number; last: object };
+
+// Keyed by a prompt's first message: the sizes of the prompt last seen starting with it. A later prompt that still
+// holds that one's last message at the same place is the same prompt grown, so only its new messages are sized.
+const promptTallies = new WeakMap<object, PromptTally>();
+
+function sizeOfPrompt(prompt: LanguageModelV4CallOptions['prompt']): MessageSize {
+  const first = prompt[0];
+  if (first === undefined) return { characters: 0, images: false };
+  const known = promptTallies.get(first);
+  const grown = known !== undefined && known.length <= prompt.length && prompt[known.length - 1] === known.last;
+  const tally: PromptTally = grown ? { ...known } : { characters: 0, images: false, length: 0, last: first };
+  for (let index = tally.length; index < prompt.length; index++) {
+    const message = prompt[index] as (typeof prompt)[number];
+    const size = sizeOfMessage(message);
+    tally.characters += size.characters;
+    if (size.images) tally.images = true;
+    tally.last = message;
+  }
+  tally.length = prompt.length;
+  promptTallies.set(first, tally);
+  return tally;
 }
 
 /**
