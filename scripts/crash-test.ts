@@ -3,14 +3,15 @@
 //   - every event acknowledged before the kill (up to state.json's last_seq) is still in the journal, unchanged;
 //   - state.json parses and agrees with the fold of the journal up to its last_seq;
 //   - at most one torn final line, which the resume repairs;
-//   - the run finishes with the same deliverables (sha256) as an uninterrupted run.
+//   - the run finishes with the same deliverables (sha256) as an uninterrupted run, and no temp file is left behind.
 //
 //   node scripts/crash-test.ts [--iterations 50] [--seed 1] [--json results.json]
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { startSite } from '../examples/research/serve-site.ts';
+import { isTempFileName } from '../src/core/temp-files.ts';
 import type { EventFrame } from '../src/task/contracts/events.ts';
 import { stateSchema } from '../src/task/contracts/state.ts';
 import { foldJournal } from '../src/task/journal-fold.ts';
@@ -144,6 +145,9 @@ try {
       }
       const { frames, torn } = await journalOf(root);
       if (torn) failures.push(`run ${run}: a torn line remains after the run finished`);
+      const strays = await tempFilesUnder(join(root, 'progress'));
+      if (strays.length > 0)
+        failures.push(`run ${run}: temp files remain after the run finished: ${strays.join(', ')}`);
       if (frames.some((frame, index) => frame.seq !== index + 1)) failures.push(`run ${run}: seq is not 1..n`);
       break;
     }
@@ -177,6 +181,15 @@ async function waitForKillPoint(
     lines = (await readFile(join(root, 'progress', 'events.ndjson'), 'utf8').catch(() => '')).split('\n').length - 1;
   }
   await new Promise((resolve) => setTimeout(resolve, random() * 4));
+}
+
+// Temp files of interrupted atomic writes; a resumed run removes them (approvals excepted: other processes write there).
+async function tempFilesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && isTempFileName(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => !file.includes(`${sep}approvals${sep}`));
 }
 
 // The checks made right after a kill, before the next resume.

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { sha256Hex } from '../core/canonical-json.ts';
+import { isTempFileName } from '../core/temp-files.ts';
 import type { Plan } from './contracts/plan.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
 import type { TaskPaths } from './layout.ts';
@@ -97,7 +98,7 @@ export async function listDeliverables(paths: TaskPaths): Promise<DeliverableRef
     for (const entry of entries) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && !entry.name.includes('.tmp-')) files.push(full);
+      else if (entry.isFile() && !isTempFileName(entry.name)) files.push(full);
     }
   };
   await walk(paths.artifacts);

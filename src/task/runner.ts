@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { dirname, relative } from 'node:path';
 import { z } from 'zod';
 import { LLMAgent, type ModelInput } from '../agent/llm-agent.ts';
 import type { Processor } from '../agent/processors.ts';
@@ -19,6 +20,7 @@ import type { EventFrame } from './contracts/events.ts';
 import type { StopReason } from './contracts/state.ts';
 import { finalizeRun } from './finalize.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
+import { removeStaleTempFiles } from './fs/stale-temps.ts';
 import { foldJournal } from './journal-fold.ts';
 import { openFileJournal } from './journal/file-journal.ts';
 import type { JournalSyncMode } from './journal/journal.ts';
@@ -270,6 +272,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         const spec = await readSpecFile(paths.spec);
         await createFileStateStore(paths.progress).read();
         const { frames, torn } = await readJournal(paths.events, { repair: true });
+        const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
         const { handle, entry } = await open(paths, spec, frames, signal, lock);
         if (entry.session.fold.finishReason) {
           throw new AgencyError(
@@ -287,6 +290,10 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           },
         });
         if (lock.takenOver) entry.session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
+        if (strays.length > 0) {
+          const names = strays.map((file) => relative(paths.root, file)).join(', ');
+          entry.session.warn(`Removed ${strays.length} temp file(s) left by interrupted writes: ${names}`);
+        }
         await entry.session.boundary({ status: 'running' });
         return handle;
       } catch (error) {

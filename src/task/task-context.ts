@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Message } from '../core/messages.ts';
+import { isTempFileName } from '../core/temp-files.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import type { TaskPaths } from './layout.ts';
 
@@ -67,7 +68,7 @@ async function listInputs(dir: string): Promise<string[]> {
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = join(current, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) found.push(relative(dir, full));
+      else if (entry.isFile() && !isTempFileName(entry.name)) found.push(relative(dir, full));
       if (found.length >= 200) return;
     }
   };

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -222,4 +222,46 @@ describe('resume after SIGKILL', () => {
       expect(state.usage.total_tokens).toBe(foldJournal(after, state.last_seq).usage.totalTokens);
     }
   }, 120_000);
+
+  it('removes the temp files of writes the kill interrupted, and never counts them as deliverables', async () => {
+    const reference = await makeTaskFolder();
+    const clean = JSON.parse((await run(process.execPath, [child, reference, 'start', '0'])).stdout) as {
+      deliverables: Array<{ path: string; sha256: string }>;
+    };
+    const root = await makeTaskFolder();
+    const proc = spawn(process.execPath, [child, root, 'start', '5'], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    for (let seen = 0; seen < 8 && proc.exitCode === null;) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      seen = (await readFile(join(root, 'progress', 'events.ndjson'), 'utf8').catch(() => '')).split('\n').length - 1;
+    }
+    proc.kill('SIGKILL');
+    await exited;
+    // What a kill between creating a temp file and renaming it leaves behind.
+    const artifacts = join(root, 'progress', 'artifacts');
+    const approvals = join(root, 'progress', 'approvals', 'requests');
+    await mkdir(artifacts, { recursive: true });
+    await mkdir(approvals, { recursive: true });
+    await writeFile(join(artifacts, '.report.md.0123456789ab.agency-tmp'), 'half a report');
+    await writeFile(join(approvals, '.req_x.json.0123456789ab.agency-tmp'), '{}');
+
+    const resumed = JSON.parse((await run(process.execPath, [child, root, 'resume', '0'])).stdout) as {
+      finishReason: string;
+      deliverables: Array<{ path: string; sha256: string }>;
+    };
+    expect(resumed.finishReason).toBe('completed');
+    expect(resumed.deliverables).toEqual(clean.deliverables);
+    expect((await readdir(artifacts)).filter((name) => name.endsWith('.agency-tmp'))).toEqual([]);
+    // Another process (a person deciding an approval) may be writing there, so approvals are left alone.
+    expect(await readdir(approvals)).toContain('.req_x.json.0123456789ab.agency-tmp');
+    expect(await frames(root)).toContainEqual(
+      expect.objectContaining({
+        type: 'warning',
+        // The kill itself may have left more (state.json's, say).
+        message: expect.stringMatching(
+          /^Removed \d temp file\(s\) left by interrupted writes: .*progress\/artifacts\/\.report\.md\.0123456789ab\.agency-tmp/,
+        ),
+      }),
+    );
+  }, 60_000);
 });

@@ -355,6 +355,23 @@ describe('replaying a resumed run', () => {
     expect(result).toEqual(recorded[1]);
     expect(resumed.served).toBe(2);
   });
+
+  it('names the closest recorded call, and where in a long text they part, when a resumed request matches none', async () => {
+    const path = tempFile();
+    const brief = `Brief: ${'context '.repeat(40)}`;
+    const recorder = recordModel(new ScriptedModel(['first', 'second']), path);
+    const ask = (text: string): LanguageModelV4Prompt => [{ role: 'user', content: [{ type: 'text', text }] }];
+    await recorder.doGenerate({ prompt: ask('hello') });
+    await recorder.doGenerate({ prompt: ask(`${brief}\n- task/notes.md`) });
+    const error = await Promise.resolve(
+      replayModel(path).doGenerate({ prompt: ask(`${brief}\n- task/.notes.md.tmp\n- task/notes.md`) }),
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'cassette_mismatch', details: { index: 1, line: 3 } });
+    expect((error as Error).message).toContain(
+      `line 3: no recorded call matches call #0; the closest, call #1, differs at "prompt[0].content[0].text" (character ${brief.length + 8}): recorded …"`,
+    );
+    expect((error as Error).message).toMatch(/got …".*task\/\.notes\.md\.tmp/);
+  });
 });
 
 describe('replaying requests that carried a secret', () => {

@@ -7,6 +7,7 @@ import {
   type LanguageModelV4GenerateResult,
   type LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
+import { canonicalJson } from '../../core/canonical-json.ts';
 import { abortedError } from '../../core/clock.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { decodeJson } from '../../core/json-codec.ts';
@@ -73,7 +74,10 @@ export function replayModel(path: string, options: ReplayModelOptions = {}): Rep
         const found = calls.findIndex((candidate, at) => candidate.call.digest === digest && !used.has(at));
         const anywhere = found >= 0 ? found : calls.findIndex((candidate) => candidate.call.digest === digest);
         if (anywhere < 0) {
-          if (entry) checkMatch(file, entry.call, entry.line, request);
+          // In order, the next recorded call is the one to compare with; in a fresh process (perhaps a resumed
+          // run) it is the recorded call most like this request.
+          const nearest = index > 0 ? entry : closestCall(calls, request);
+          if (nearest) checkMatch(file, nearest.call, nearest.line, request, index > 0 ? undefined : index);
           throw exhausted(file, index, calls.length);
         }
         served = anywhere;
@@ -127,18 +131,51 @@ function exhausted(file: string, index: number, recorded: number): AgencyError {
   );
 }
 
-function checkMatch(file: string, call: CassetteCall, line: number, actual: Record<string, unknown>): void {
+function checkMatch(
+  file: string,
+  call: CassetteCall,
+  line: number,
+  actual: Record<string, unknown>,
+  searchedFrom?: number,
+): void {
   if (requestDigest(actual) === call.digest) return;
   const diff = firstDifference(call.request, actual);
-  const where = diff
-    ? `at "${diff.path}": recorded ${preview(diff.recorded)}, got ${preview(diff.actual)}`
-    : '(digest only)';
+  const where = diff ? `at "${diff.path}"${describeDifference(diff.recorded, diff.actual)}` : '(digest only)';
+  const what =
+    searchedFrom === undefined
+      ? `call #${call.index} differs from the recording ${where}`
+      : `no recorded call matches call #${searchedFrom}; the closest, call #${call.index}, differs ${where}`;
   throw new AgencyError(
     'cassette_mismatch',
-    `Cassette ${file} line ${line}: call #${call.index} differs from the recording ${where}. ` +
-      'Re-record the cassette, or replay leniently to match calls by order only.',
+    `Cassette ${file} line ${line}: ${what}. Re-record the cassette, or replay leniently to match calls by order only.`,
     { details: { file, line, index: call.index, field: diff?.path } },
   );
+}
+
+// Two long strings usually differ far from their start, so both are shown from a little before the first change.
+function describeDifference(recorded: unknown, actual: unknown): string {
+  if (typeof recorded !== 'string' || typeof actual !== 'string') {
+    return `: recorded ${preview(recorded)}, got ${preview(actual)}`;
+  }
+  let at = 0;
+  while (at < recorded.length && recorded.charCodeAt(at) === actual.charCodeAt(at)) at++;
+  if (at < 40) return `: recorded ${preview(recorded)}, got ${preview(actual)}`;
+  const from = at - 30;
+  return ` (character ${at}): recorded …${preview(recorded.slice(from))}, got …${preview(actual.slice(from))}`;
+}
+
+// The recorded call whose canonical request shares the longest prefix with this one.
+function closestCall<T extends { call: CassetteCall }>(calls: readonly T[], request: unknown): T | undefined {
+  const wanted = canonicalJson(request);
+  let best: T | undefined;
+  let bestLength = -1;
+  for (const candidate of calls) {
+    const recorded = canonicalJson(candidate.call.request);
+    let length = 0;
+    while (length < wanted.length && wanted.charCodeAt(length) === recorded.charCodeAt(length)) length++;
+    if (length > bestLength) [best, bestLength] = [candidate, length];
+  }
+  return best;
 }
 
 function partsStream(

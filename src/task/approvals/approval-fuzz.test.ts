@@ -216,7 +216,8 @@ async function writeNoise(run: Run, noise: Noise): Promise<void> {
       formatJson(validDecision(c.sibling, 'approved', 'ana', T0)),
     );
   }
-  if (noise === 'temp') await writeFile(path.join(dir, `.${c.request.id}.json.${run.rng.hex(6)}.tmp`), approveThis);
+  if (noise === 'temp')
+    await writeFile(path.join(dir, `.${c.request.id}.json.${run.rng.hex(6)}.agency-tmp`), approveThis);
   if (noise === 'backup') await writeFile(`${file}.bak`, approveThis);
   if (noise === 'ghost') {
     await writeAtomically(path.join(dir, 'req_ghost.json'), approveThis.replace(c.request.id, 'req_ghost'));

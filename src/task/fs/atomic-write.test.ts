@@ -39,7 +39,7 @@ describe('writeFileAtomic', () => {
     ]);
     const temp = String(spy.calls[0]?.target);
     expect(path.dirname(temp)).toBe(dir);
-    expect(path.basename(temp)).toMatch(/^\.state\.json\.[0-9a-f]{12}\.tmp$/);
+    expect(path.basename(temp)).toMatch(/^\.state\.json\.[0-9a-f]{12}\.agency-tmp$/);
     expect(spy.calls[5]?.target).toBe(dir);
     expect((await stat(target)).mode & 0o777).toBe(0o644);
   });

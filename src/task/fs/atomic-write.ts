@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import path from 'node:path';
+import { tempFileName } from '../../core/temp-files.ts';
 import { type DurableFs, fileError, nodeDurableFs, writeAll } from './durable-fs.ts';
 
 /** Options for {@link writeFileAtomic}. */
@@ -33,7 +33,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(dir, tempFileName(path.basename(file)));
   await writeTemp(fs, file, temp, bytes, mode);
   try {
     await fs.rename(temp, file);

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
+import { tempFileName } from '../../core/temp-files.ts';
 import { hasProcFd, openPinnedDir, type PinnedDir, raceRefusal, verifyDescriptor } from './path-fd.ts';
 import { openWithScope } from './path-open.ts';
 import { quotePath } from './path-refusal.ts';
@@ -78,7 +78,7 @@ export async function writeFileAtomicInScope(
   const resolved = await resolveWithScope(scope, userPath, 'create');
   const dir = await openPinnedDir(scope, userPath, path.dirname(resolved.path));
   try {
-    const temp = `.${randomBytes(8).toString('hex')}.agency-tmp`;
+    const temp = tempFileName(path.basename(resolved.path));
     await writeTemp(scope, userPath, dir, temp, bytes);
     try {
       await rename(dir.entry(temp), dir.entry(path.basename(resolved.path)));

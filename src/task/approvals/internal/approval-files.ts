@@ -1,8 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgencyError } from '../../../core/errors.ts';
+import { isTempFileName } from '../../../core/temp-files.ts';
 import { type ApprovalRequest, approvalRequestSchema } from '../../contracts/approvals.ts';
-import { errnoOf, isTempName } from './write-file.ts';
+import { errnoOf } from './write-file.ts';
 
 // Ids become file names, so only plain id characters are allowed: no separators, no dots, no traversal.
 const SAFE_ID = /^req_[0-9A-Za-z_-]{1,200}$/;
@@ -89,7 +90,7 @@ export async function listRequestIds(progressDir: string): Promise<string[]> {
     throw error;
   }
   return names
-    .filter((name) => name.endsWith('.json') && !isTempName(name))
+    .filter((name) => name.endsWith('.json') && !isTempFileName(name))
     .map((name) => name.slice(0, -'.json'.length))
     .filter((id) => SAFE_ID.test(id))
     .sort();

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { tempFileName } from '../../../core/temp-files.ts';
 import { writeFileAtomic } from '../../fs/atomic-write.ts';
 import type { WriteFile } from '../file-broker.ts';
 
@@ -13,7 +13,7 @@ export const defaultWriteFile: WriteFile = (file, data) => writeFileAtomic(file,
  * the file already exists.
  */
 export async function createFileExclusive(file: string, data: string, write: WriteFile): Promise<boolean> {
-  const temp = tempName(file);
+  const temp = path.join(path.dirname(file), tempFileName(path.basename(file)));
   await write(temp, data);
   try {
     await link(temp, file);
@@ -41,11 +41,6 @@ export function errnoOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** True for names of the temp files written here, which watchers and listings skip. */
-export function isTempName(name: string): boolean {
-  return name.startsWith('.') && name.endsWith('.tmp');
-}
-
 const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 async function createWithExclusiveOpen(file: string, data: string): Promise<boolean> {
@@ -64,10 +59,6 @@ async function createWithExclusiveOpen(file: string, data: string): Promise<bool
   }
   await syncDir(path.dirname(file));
   return true;
-}
-
-function tempName(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
 async function syncDir(dir: string): Promise<void> {
