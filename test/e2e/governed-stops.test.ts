@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -222,6 +222,69 @@ describe('resume after SIGKILL', () => {
       expect(state.usage.total_tokens).toBe(foldJournal(after, state.last_seq).usage.totalTokens);
     }
   }, 120_000);
+
+  it.each(['denied', 'approved'] as const)(
+    'asks before re-running a write that was in flight at the kill, and follows the decision (%s)',
+    async (decision) => {
+      const root = await makeTaskFolder();
+      const proc = spawn(process.execPath, [child, root, 'start', '0'], {
+        stdio: 'ignore',
+        env: { ...process.env, GOVERNED_CHILD_HANG: 'write_artifact' },
+      });
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      while (!(await stat(join(root, 'tool-started')).catch(() => undefined))) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      proc.kill('SIGKILL');
+      await exited;
+      const inFlight = (await frames(root)).findLast((frame) => frame.type === 'tool.call');
+      const callId = (inFlight?.data as { tool_call_id: string }).tool_call_id;
+      expect(inFlight?.data).toMatchObject({ tool: 'write_artifact', effects: 'write', idempotent: false });
+
+      const calls: string[] = [];
+      const runner = createRunner({
+        model: phaseModel(),
+        tools: (paths) => fixtureTools(paths, calls),
+        approvals: 'file',
+      });
+      const requests: Array<Record<string, unknown>> = [];
+      runner.subscribe((frame) => {
+        if (frame.type !== 'approval.requested') return;
+        const data = frame.data as { id: string; plan_sig?: string; args_digest: string };
+        requests.push(data);
+        const { id, plan_sig, args_digest } = data;
+        const timestamp = new Date().toISOString();
+        void writeFile(
+          join(root, 'progress', 'approvals', 'decisions', `${id}.json`),
+          JSON.stringify({ id, decision, approved_by: 'ana', timestamp, plan_sig, args_digest }),
+        );
+      });
+      const result = await runner.run(await runner.resume(root));
+      expect(requests[0]).toMatchObject({
+        type: 'tool',
+        tool: 'write_artifact',
+        args_digest: (inFlight?.data as { args_digest: string }).args_digest,
+        rationale: 'uncertain_after_crash',
+      });
+      const after = await frames(root);
+      // The same step only: a later Act (the refinement after a failed Verify) may reuse the model's call ids.
+      const ofCall = after.filter(
+        (frame) =>
+          frame.step === inFlight?.step &&
+          (frame.data as { tool_call_id?: string } | undefined)?.tool_call_id === callId,
+      );
+      if (decision === 'denied') {
+        expect(ofCall.map((frame) => frame.type)).toEqual(['tool.call', 'tool.blocked']);
+        expect(ofCall[1]?.message).toContain('not re-run after a crash: denied by ana');
+      } else {
+        // Approved: journaled again, then run once.
+        expect(ofCall.map((frame) => frame.type)).toEqual(['tool.call', 'tool.call', 'tool.result']);
+        expect(calls[0]).toBe('write_artifact:summary.md');
+        expect(result.finishReason).toBe('completed');
+      }
+    },
+    60_000,
+  );
 
   it('removes the temp files of writes the kill interrupted, and never counts them as deliverables', async () => {
     const reference = await makeTaskFolder();
