@@ -270,8 +270,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       const lock = await acquireRunLock(paths.lock, { now });
       try {
         const spec = await readSpecFile(paths.spec);
+        await ensureProgressDirs(paths);
         await createFileStateStore(paths.progress).read();
-        const { frames, torn } = await readJournal(paths.events, { repair: true });
+        const { frames, torn } = await readJournal(paths.events, { repair: true }).catch((error: unknown) => {
+          // Killed after writing spec.json and before the journal's first frame: the run has done nothing yet.
+          if (AgencyError.hasCode(error, 'path_not_found')) return { frames: [], torn: undefined };
+          throw error;
+        });
         const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
         const { handle, entry } = await open(paths, spec, frames, signal, lock);
         if (entry.session.fold.finishReason) {

@@ -168,6 +168,20 @@ describe('folders, locks and damaged files', () => {
     ).toBe(true);
   });
 
+  it('resumes a run killed after writing spec.json and before its first event', async () => {
+    const started = await makeTaskFolder();
+    const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    const clean = await runner.doTask(started);
+    // All a kill at that moment leaves: progress/ with spec.json and nothing else.
+    const root = await makeTaskFolder();
+    await mkdir(join(root, 'progress'));
+    await writeFile(join(root, 'progress', 'spec.json'), await readFile(join(started, 'progress', 'spec.json')));
+    const result = await runner.run(await runner.resume(root));
+    expect(result.finishReason).toBe('completed');
+    expect(result.deliverables.map((file) => file.sha256)).toEqual(clean.deliverables.map((file) => file.sha256));
+    expect((await frames(root))[0]).toMatchObject({ seq: 1, type: 'run.resumed' });
+  });
+
   it('explains a corrupt state.json or spec.json', async () => {
     const root = await makeTaskFolder();
     const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
