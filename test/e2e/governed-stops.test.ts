@@ -178,6 +178,7 @@ describe('folders, locks and damaged files', () => {
     await writeFile(join(root, 'progress', 'spec.json'), await readFile(join(started, 'progress', 'spec.json')));
     const result = await runner.run(await runner.resume(root));
     expect(result.finishReason).toBe('completed');
+    expect(clean.deliverables?.length).toBeGreaterThan(0);
     expect(result.deliverables?.map((file) => file.sha256)).toEqual(clean.deliverables?.map((file) => file.sha256));
     expect((await frames(root))[0]).toMatchObject({ seq: 1, type: 'run.resumed' });
   });
