@@ -1,20 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { z } from 'zod';
-import { LLMAgent, type ModelInput } from '../agent/llm-agent.ts';
-import type { Processor } from '../agent/processors.ts';
 import { AgencyError } from '../core/errors.ts';
-import { defaultRedactor, type Redactor } from '../core/redact.ts';
-import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
-import type { ModelCatalog } from '../core/model-catalog.ts';
-import type { Message } from '../core/messages.ts';
-import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
-import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.ts';
-import { loadTaskHistory } from '../memory/history.ts';
-import { toMessage } from '../memory/message-schema.ts';
-import { defineTool, type Tool } from '../tools/define-tool.ts';
-import { createToolRegistry } from '../tools/tool-registry.ts';
-import type { ApprovalBroker } from './approvals/broker.ts';
+import { createIdGenerator } from '../core/ids.ts';
+import { defaultRedactor } from '../core/redact.ts';
+import type { MemoryManager } from '../memory/memory-manager.ts';
 import { createFileBroker } from './approvals/file-broker.ts';
 import type { EventFrame } from './contracts/events.ts';
 import type { StopReason } from './contracts/state.ts';
@@ -23,69 +12,22 @@ import { writeFileAtomic } from './fs/atomic-write.ts';
 import { removeStaleTempFiles } from './fs/stale-temps.ts';
 import { foldJournal } from './journal-fold.ts';
 import { openFileJournal } from './journal/file-journal.ts';
-import type { JournalSyncMode } from './journal/journal.ts';
 import { readJournal } from './journal/read-journal.ts';
 import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
-import { createLoopContext, type Loop, type ReplanRequest, StepPause } from './loop.ts';
+import { type Loop, StepPause } from './loop.ts';
 import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
+import { buildLoopContext, memoryFor } from './run-context.ts';
 import { isRunStop } from './run-stop.ts';
+import type { RunnerOptions } from './runner-options.ts';
 import { createSession, type RunListener, type Session } from './session.ts';
 import { createFileStateStore } from './state-store.ts';
-import { buildPhaseContext } from './task-context.ts';
 import { goalFromBrief, readSpecFile, type TaskSpec, toSpecFile } from './task-spec.ts';
-import type { StepGate } from './tool-gate.ts';
-import { createToolGate } from './tool-gate.ts';
-import { governedPolicy } from './governed-policy.ts';
-import type { Policy } from '../policy/create-policy.ts';
 
-/** Options for {@link createRunner}. */
-export type RunnerOptions = {
-  /** The model; when absent, the spec's `model` string is used. */
-  model?: ModelInput;
-  /** The tools, or a function that builds them for a task folder (e.g. scoped to its `task/` and `progress/`). */
-  tools?: readonly Tool[] | ((paths: TaskPaths) => readonly Tool[]);
-  /**
-   * Memory for pinned blocks, phase recall and learnings. Pass a factory to have its `memory.read`/`memory.write`
-   * notifications journaled and its entries redacted: it receives `onEvent` and `redact` to give the manager.
-   */
-  memory?: MemoryManager | ((context: MemoryContext) => MemoryManager);
-  /**
-   * A policy (e.g. `strictPolicy()`): its denials block calls, its approvals go through the run's approval broker
-   * (request files), and its audit events are journaled as `policy.blocked` and `policy.modified`.
-   */
-  policy?: Policy;
-  /** Extra processors; they run after the tool gate and the policy, before a call is journaled. */
-  processors?: readonly Processor[];
-  /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */
-  approvals?: 'file' | 'auto' | ((progressDir: string) => ApprovalBroker);
-  /** Loops a spec can name, besides the two built in. */
-  loops?: readonly Loop[];
-  /** The system prompt of every model call. */
-  persona?: string;
-  /** Output tokens per model call. @default 2048 */
-  maxTokens?: number;
-  catalog?: ModelCatalog;
-  /**
-   * Scrubs secrets from the journal, checkpoints, step outputs and findings before they are written.
-   * @default defaultRedactor (known key shapes plus every value registered by the credential broker)
-   */
-  redactor?: Redactor;
-  /** @default 'group' */
-  journalSync?: JournalSyncMode;
-  deps?: { now?: () => number; newId?: IdGenerator };
-};
-
-/** What a memory factory receives. */
-export type MemoryContext = {
-  taskId: string;
-  userId: string | null;
-  /** Journals a manager's notification as a `memory.read` or `memory.write` event (counts and scopes only). */
-  onEvent: (event: MemoryEvent) => void;
-  redact: (text: string) => string;
-};
+export type { MemoryContext, RunnerOptions } from './runner-options.ts';
+export { DEFAULT_PERSONA } from './run-context.ts';
 
 /** A run that has been started or resumed. */
 export type TaskHandle = { readonly taskId: string; readonly root: string; readonly progressDir: string };
@@ -196,7 +138,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     if (entry.finished) return { done: true, result: entry.finished };
     const { session } = entry;
     let lastStep = '';
-    const context = await buildLoopContext(session, entry, options, stepLimit, (id) => {
+    const context = buildLoopContext(session, entry, options, stepLimit, (id) => {
       lastStep = id;
     });
     const wallTimer = wallClockTimer(session);
@@ -313,132 +255,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   };
 }
 
-async function buildLoopContext(
-  session: Session,
-  entry: Live,
-  options: RunnerOptions,
-  stepLimit: number | undefined,
-  onStepDone: (id: string) => void,
-) {
-  let replan: ReplanRequest | undefined;
-  let gate: StepGate | undefined;
-  const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
-  const limit = session.spec.budgets.step_tool_timeout_ms;
-  // The per-tool budget caps every tool's own timeout.
-  const capped =
-    limit === null
-      ? userTools
-      : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
-  const tools = createToolRegistry([...capped, requestReplanTool((request) => (replan = request))]);
-  const model = options.model ?? session.spec.model;
-  if (model === undefined || model === null) {
-    throw new AgencyError(
-      'invalid_config',
-      'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
-    );
-  }
-  const memory = entry.memory;
-  const history = historyFor(session);
-  const maxTokens = options.maxTokens ?? 2048;
-  const gateProcessors = createToolGate(session, tools, () => gate);
-  const policyProcessors = options.policy ? [governedPolicy(session, options.policy, tools, () => gate)] : [];
-  const agent = new LLMAgent({
-    name: 'governed-task',
-    model,
-    prompt: options.persona ?? DEFAULT_PERSONA,
-    tools: tools.list(),
-    processors: [gateProcessors.checks, ...policyProcessors, ...(options.processors ?? []), gateProcessors.journal],
-    maxTokens,
-    maxIterations: 12,
-    ...(options.catalog ? { catalog: options.catalog } : {}),
-    ...(memory
-      ? {
-          memory: async () => {
-            const pinned = await memory.buildPinned();
-            return pinned.text ? [{ role: 'system' as const, content: `# Pinned memory\n\n${pinned.text}` }] : [];
-          },
-        }
-      : {}),
-  });
-  const modelId =
-    typeof model === 'string' ? model.slice(model.indexOf(':') + 1) : 'modelId' in model ? model.modelId : '';
-  return createLoopContext({
-    session,
-    agent,
-    setGate: (next) => {
-      gate = next;
-    },
-    modelId,
-    ...(options.catalog ? { catalog: options.catalog } : {}),
-    maxOutputTokens: maxTokens,
-    goal: session.spec.goal,
-    brief: entry.brief,
-    tools,
-    contextFor: (phase) =>
-      buildPhaseContext({ paths: session.paths, brief: entry.brief, history, ...(memory ? { memory } : {}) }, phase),
-    takeReplanRequest: () => {
-      const taken = replan;
-      replan = undefined;
-      return taken;
-    },
-    ...(stepLimit === undefined ? {} : { stepLimit }),
-    onStepDone,
-  });
-}
-
-function memoryFor(session: Session, options: RunnerOptions, redactor: Redactor): MemoryManager | undefined {
-  if (!options.memory) return undefined;
-  if (typeof options.memory !== 'function') return options.memory;
-  return options.memory({
-    taskId: session.spec.task_id,
-    userId: session.spec.user_id,
-    redact: (text) => redactor.redactText(text),
-    onEvent: (event) =>
-      session.emit({
-        type: event.type,
-        message: `${event.count} ${event.count === 1 ? 'entry' : 'entries'} ${event.type === 'memory.read' ? 'from' : 'to'} ${event.scopes.join(', ') || 'no scope'}`,
-        data: { scopes: event.scopes, count: event.count, ...(event.phase ? { phase: event.phase } : {}) },
-      }),
-  });
-}
-
-/** The seeded history of a run: the TaskSpec's messages, then `task/history.jsonl|md`, under the spec's policy. */
-function historyFor(session: Session) {
-  let seed: Promise<Message[]> | undefined;
-  const policy = historyPolicyFromSpec(session.spec.history);
-  return async (_phase: string, taskContext: string): Promise<Message[]> => {
-    seed ??= loadTaskHistory(session.paths.root).then((fromFiles) => [...specMessages(session), ...fromFiles]);
-    return renderHistory({ seed: await seed, policy, taskContext });
-  };
-}
-
-function specMessages(session: Session): Message[] {
-  return session.spec.seed_messages.map((value, index) => {
-    const parsed = toMessage(value);
-    if ('problem' in parsed) {
-      throw new AgencyError('state_corrupt', `${session.paths.spec}: "seed_messages.${index}" ${parsed.problem}`);
-    }
-    return parsed.message;
-  });
-}
-
-/** The tool the model calls during Act to ask for tools the approved plan does not allow. */
-function requestReplanTool(onRequest: (request: ReplanRequest) => void): Tool {
-  return defineTool({
-    name: 'request_replan',
-    description:
-      'Ask to add tools to the approved plan when the work needs a tool it does not allow. Acting stops; a new plan ' +
-      'version is written and, if policy requires, approved before work continues.',
-    input: z.object({ tools: z.array(z.string().min(1)).min(1), reason: z.string().min(1) }),
-    effects: 'write',
-    idempotent: true,
-    execute: ({ tools, reason }) => {
-      onRequest({ addTools: tools, reason });
-      return `Re-planning requested to add ${tools.join(', ')}.`;
-    },
-  });
-}
-
 function wallClockTimer(session: Session): ReturnType<typeof setTimeout> | undefined {
   const remaining = session.budgets.remaining().wall_clock_ms;
   if (remaining === null) return undefined;
@@ -450,9 +266,3 @@ function wallClockTimer(session: Session): ReturnType<typeof setTimeout> | undef
 function viewResult(result: DoTaskResult, view: ResultView): DoTaskResult {
   return viewOf(result, view);
 }
-
-/** The default system prompt of governed runs. It never changes between steps, so providers can cache it. */
-export const DEFAULT_PERSONA =
-  'You are a careful, governed agent working on a task in a folder. Inputs are under task/ (read-only); your ' +
-  'working area is progress/, and files you produce go under progress/artifacts/. Each request tells you the ' +
-  'current phase and what it allows. Use tools for facts; never invent file contents or results. Be concise.';

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { LLMAgent } from '../agent/llm-agent.ts';
+import { AgencyError } from '../core/errors.ts';
+import type { Message } from '../core/messages.ts';
+import type { Redactor } from '../core/redact.ts';
+import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.ts';
+import { loadTaskHistory } from '../memory/history.ts';
+import type { MemoryManager } from '../memory/memory-manager.ts';
+import { toMessage } from '../memory/message-schema.ts';
+import { defineTool, type Tool } from '../tools/define-tool.ts';
+import { createToolRegistry } from '../tools/tool-registry.ts';
+import { governedPolicy } from './governed-policy.ts';
+import { createLoopContext, type ReplanRequest } from './loop.ts';
+import type { RunnerOptions } from './runner-options.ts';
+import type { Session } from './session.ts';
+import { buildPhaseContext } from './task-context.ts';
+import { createToolGate, type StepGate } from './tool-gate.ts';
+
+/**
+ * The agent and loop context a run executes with: its tools (capped by the per-tool budget, plus `request_replan`),
+ * the tool gate, the policy, memory and seeded history.
+ */
+export function buildLoopContext(
+  session: Session,
+  entry: { brief: string; memory: MemoryManager | undefined },
+  options: RunnerOptions,
+  stepLimit: number | undefined,
+  onStepDone: (id: string) => void,
+) {
+  let replan: ReplanRequest | undefined;
+  let gate: StepGate | undefined;
+  const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
+  const limit = session.spec.budgets.step_tool_timeout_ms;
+  // The per-tool budget caps every tool's own timeout.
+  const capped =
+    limit === null
+      ? userTools
+      : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
+  const tools = createToolRegistry([...capped, requestReplanTool((request) => (replan = request))]);
+  const model = options.model ?? session.spec.model;
+  if (model === undefined || model === null) {
+    throw new AgencyError(
+      'invalid_config',
+      'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
+    );
+  }
+  const memory = entry.memory;
+  const history = historyFor(session);
+  const maxTokens = options.maxTokens ?? 2048;
+  const gateProcessors = createToolGate(session, tools, () => gate);
+  const policyProcessors = options.policy ? [governedPolicy(session, options.policy, tools, () => gate)] : [];
+  const agent = new LLMAgent({
+    name: 'governed-task',
+    model,
+    prompt: options.persona ?? DEFAULT_PERSONA,
+    tools: tools.list(),
+    processors: [gateProcessors.checks, ...policyProcessors, ...(options.processors ?? []), gateProcessors.journal],
+    maxTokens,
+    maxIterations: 12,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
+    ...(memory
+      ? {
+          memory: async () => {
+            const pinned = await memory.buildPinned();
+            return pinned.text ? [{ role: 'system' as const, content: `# Pinned memory\n\n${pinned.text}` }] : [];
+          },
+        }
+      : {}),
+  });
+  const modelId =
+    typeof model === 'string' ? model.slice(model.indexOf(':') + 1) : 'modelId' in model ? model.modelId : '';
+  return createLoopContext({
+    session,
+    agent,
+    setGate: (next) => {
+      gate = next;
+    },
+    modelId,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
+    maxOutputTokens: maxTokens,
+    goal: session.spec.goal,
+    brief: entry.brief,
+    tools,
+    contextFor: (phase) =>
+      buildPhaseContext({ paths: session.paths, brief: entry.brief, history, ...(memory ? { memory } : {}) }, phase),
+    takeReplanRequest: () => {
+      const taken = replan;
+      replan = undefined;
+      return taken;
+    },
+    ...(stepLimit === undefined ? {} : { stepLimit }),
+    onStepDone,
+  });
+}
+
+export function memoryFor(session: Session, options: RunnerOptions, redactor: Redactor): MemoryManager | undefined {
+  if (!options.memory) return undefined;
+  if (typeof options.memory !== 'function') return options.memory;
+  return options.memory({
+    taskId: session.spec.task_id,
+    userId: session.spec.user_id,
+    redact: (text) => redactor.redactText(text),
+    onEvent: (event) =>
+      session.emit({
+        type: event.type,
+        message: `${event.count} ${event.count === 1 ? 'entry' : 'entries'} ${event.type === 'memory.read' ? 'from' : 'to'} ${event.scopes.join(', ') || 'no scope'}`,
+        data: { scopes: event.scopes, count: event.count, ...(event.phase ? { phase: event.phase } : {}) },
+      }),
+  });
+}
+
+/** The seeded history of a run: the TaskSpec's messages, then `task/history.jsonl|md`, under the spec's policy. */
+function historyFor(session: Session) {
+  let seed: Promise<Message[]> | undefined;
+  const policy = historyPolicyFromSpec(session.spec.history);
+  return async (_phase: string, taskContext: string): Promise<Message[]> => {
+    seed ??= loadTaskHistory(session.paths.root).then((fromFiles) => [...specMessages(session), ...fromFiles]);
+    return renderHistory({ seed: await seed, policy, taskContext });
+  };
+}
+
+function specMessages(session: Session): Message[] {
+  return session.spec.seed_messages.map((value, index) => {
+    const parsed = toMessage(value);
+    if ('problem' in parsed) {
+      throw new AgencyError('state_corrupt', `${session.paths.spec}: "seed_messages.${index}" ${parsed.problem}`);
+    }
+    return parsed.message;
+  });
+}
+
+/** The tool the model calls during Act to ask for tools the approved plan does not allow. */
+function requestReplanTool(onRequest: (request: ReplanRequest) => void): Tool {
+  return defineTool({
+    name: 'request_replan',
+    description:
+      'Ask to add tools to the approved plan when the work needs a tool it does not allow. Acting stops; a new plan ' +
+      'version is written and, if policy requires, approved before work continues.',
+    input: z.object({ tools: z.array(z.string().min(1)).min(1), reason: z.string().min(1) }),
+    effects: 'write',
+    idempotent: true,
+    execute: ({ tools, reason }) => {
+      onRequest({ addTools: tools, reason });
+      return `Re-planning requested to add ${tools.join(', ')}.`;
+    },
+  });
+}
+
+/** The default system prompt of governed runs. It never changes between steps, so providers can cache it. */
+export const DEFAULT_PERSONA =
+  'You are a careful, governed agent working on a task in a folder. Inputs are under task/ (read-only); your ' +
+  'working area is progress/, and files you produce go under progress/artifacts/. Each request tells you the ' +
+  'current phase and what it allows. Use tools for facts; never invent file contents or results. Be concise.';

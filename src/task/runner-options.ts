@@ -1,0 +1,58 @@
+import type { ModelInput } from '../agent/llm-agent.ts';
+import type { Processor } from '../agent/processors.ts';
+import type { IdGenerator } from '../core/ids.ts';
+import type { ModelCatalog } from '../core/model-catalog.ts';
+import type { Redactor } from '../core/redact.ts';
+import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
+import type { Policy } from '../policy/create-policy.ts';
+import type { Tool } from '../tools/define-tool.ts';
+import type { ApprovalBroker } from './approvals/broker.ts';
+import type { JournalSyncMode } from './journal/journal.ts';
+import type { TaskPaths } from './layout.ts';
+import type { Loop } from './loop.ts';
+
+/** Options for {@link createRunner}. */
+export type RunnerOptions = {
+  /** The model; when absent, the spec's `model` string is used. */
+  model?: ModelInput;
+  /** The tools, or a function that builds them for a task folder (e.g. scoped to its `task/` and `progress/`). */
+  tools?: readonly Tool[] | ((paths: TaskPaths) => readonly Tool[]);
+  /**
+   * Memory for pinned blocks, phase recall and learnings. Pass a factory to have its `memory.read`/`memory.write`
+   * notifications journaled and its entries redacted: it receives `onEvent` and `redact` to give the manager.
+   */
+  memory?: MemoryManager | ((context: MemoryContext) => MemoryManager);
+  /**
+   * A policy (e.g. `strictPolicy()`): its denials block calls, its approvals go through the run's approval broker
+   * (request files), and its audit events are journaled as `policy.blocked` and `policy.modified`.
+   */
+  policy?: Policy;
+  /** Extra processors; they run after the tool gate and the policy, before a call is journaled. */
+  processors?: readonly Processor[];
+  /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */
+  approvals?: 'file' | 'auto' | ((progressDir: string) => ApprovalBroker);
+  /** Loops a spec can name, besides the two built in. */
+  loops?: readonly Loop[];
+  /** The system prompt of every model call. */
+  persona?: string;
+  /** Output tokens per model call. @default 2048 */
+  maxTokens?: number;
+  catalog?: ModelCatalog;
+  /**
+   * Scrubs secrets from the journal, checkpoints, step outputs and findings before they are written.
+   * @default defaultRedactor (known key shapes plus every value registered by the credential broker)
+   */
+  redactor?: Redactor;
+  /** @default 'group' */
+  journalSync?: JournalSyncMode;
+  deps?: { now?: () => number; newId?: IdGenerator };
+};
+
+/** What a memory factory receives. */
+export type MemoryContext = {
+  taskId: string;
+  userId: string | null;
+  /** Journals a manager's notification as a `memory.read` or `memory.write` event (counts and scopes only). */
+  onEvent: (event: MemoryEvent) => void;
+  redact: (text: string) => string;
+};
