@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
-import { createIdGenerator } from '../core/ids.ts';
-import { defaultRedactor } from '../core/redact.ts';
+import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
+import { defaultRedactor, type Redactor } from '../core/redact.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import { createFileBroker } from './approvals/file-broker.ts';
 import type { EventFrame } from './contracts/events.ts';
@@ -72,187 +72,212 @@ type Live = {
  */
 export function createRunner(options: RunnerOptions = {}): Runner {
   const now = options.deps?.now ?? Date.now;
-  const newId = options.deps?.newId ?? createIdGenerator({ now });
-  const listeners = new Set<RunListener>();
-  const redactor = options.redactor ?? defaultRedactor;
-  const live = new Map<TaskHandle, Live>();
-  const loops = new Map<string, Loop>(
-    [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
-  );
-
-  const open = async (
-    paths: TaskPaths,
-    spec: Awaited<ReturnType<typeof readSpecFile>>,
-    frames: EventFrame[],
-    signal: AbortSignal | undefined,
-    lock: RunLock,
-  ): Promise<{ handle: TaskHandle; entry: Live }> => {
-    const loop = loops.get(spec.loop);
-    if (!loop) {
-      throw new AgencyError(
-        'invalid_config',
-        `The spec names loop "${spec.loop}", which this runner does not have; known: ${[...loops.keys()].join(', ')}`,
-      );
-    }
-    const journal = await openFileJournal(paths.events, {
-      sync: options.journalSync ?? 'group',
-      now,
-      newId,
-      redact: (frame) => redactor.redact(frame),
-    });
-    const fold = foldJournal(frames);
-    const broker =
-      typeof options.approvals === 'function'
-        ? options.approvals(paths.progress)
-        : createFileBroker(paths.progress, { mode: options.approvals ?? spec.approvals.mode, now });
-    const firstStart = frames.find((frame) => frame.type === 'phase.start' || frame.type === 'run.resumed')?.ts;
-    const session = createSession({
-      paths,
-      spec,
-      journal,
-      stateStore: createFileStateStore(paths.progress),
-      broker,
-      fold,
-      loop: { name: loop.name, version: loop.version },
-      startedAt: firstStart ?? spec.created_at,
-      listeners,
-      signal: signal ?? new AbortController().signal,
-      now,
-      newId,
-      redact: (value) => redactor.redact(value),
-    });
-    const brief = await readFile(paths.brief, 'utf8');
-    const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };
-    const entry: Live = { session, lock, loop, brief, memory: memoryFor(session, options, redactor) };
-    live.set(handle, entry);
-    return { handle, entry };
+  const core: RunnerCore = {
+    options,
+    now,
+    newId: options.deps?.newId ?? createIdGenerator({ now }),
+    listeners: new Set<RunListener>(),
+    redactor: options.redactor ?? defaultRedactor,
+    live: new Map<TaskHandle, Live>(),
+    loops: new Map<string, Loop>(
+      [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
+    ),
   };
-
-  const execute = async (handle: TaskHandle, stepLimit?: number): Promise<StepOnceResult> => {
-    const entry = live.get(handle);
-    if (!entry)
-      throw new AgencyError(
-        'invalid_argument',
-        'This task handle is not open in this runner; call startTask or resume first',
-      );
-    if (entry.finished) return { done: true, result: entry.finished };
-    const { session } = entry;
-    let lastStep = '';
-    const context = buildLoopContext(session, entry, options, stepLimit, (id) => {
-      lastStep = id;
-    });
-    const wallTimer = wallClockTimer(session);
-    try {
-      const outcome = await entry.loop.run(context);
-      entry.finished = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
-    } catch (error) {
-      if (error instanceof StepPause) return { done: false, step: lastStep };
-      const reason: StopReason = isRunStop(error) ? error.reason : 'error';
-      entry.finished = await finalizeRun(session, entry.loop, {
-        reason,
-        output: '',
-        error: isRunStop(error) ? undefined : error,
-      });
-    } finally {
-      clearTimeout(wallTimer);
-    }
-    await entry.session.journal.close().catch(() => {});
-    await entry.lock.release();
-    return { done: true, result: entry.finished };
-  };
-
   return {
     async doTask(root, spec = {}, { view = 'summary', signal } = {}) {
       const handle = await this.startTask(root, spec, signal ? { signal } : {});
       return this.run(handle, { view });
     },
-    async startTask(root, spec = {}, { signal } = {}) {
-      const paths = await checkTaskFolder(root);
-      if (await stat(paths.spec).catch(() => undefined)) {
-        throw new AgencyError(
-          'task_folder_invalid',
-          `${paths.spec} exists: this task was already started. Continue it with \`agency resume ${root}\`, or delete progress/ to start over.`,
-        );
-      }
-      await ensureProgressDirs(paths);
-      const lock = await acquireRunLock(paths.lock, { now });
-      try {
-        const brief = await readFile(paths.brief, 'utf8');
-        const model = spec.model ?? (typeof options.model === 'string' ? options.model : undefined);
-        const specFile = toSpecFile(
-          { ...spec, ...(model ? { model } : {}) },
-          { taskId: newId('task'), goal: goalFromBrief(brief), now: now() },
-        );
-        await writeFileAtomic(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
-        const { handle, entry } = await open(paths, specFile, [], signal, lock);
-        await entry.session.boundary({ phase: 'init', status: 'running' });
-        return handle;
-      } catch (error) {
-        await lock.release();
-        throw error;
-      }
-    },
+    startTask: (root, spec = {}, { signal } = {}) => startRun(core, root, spec, signal),
     run: async (handle, { view = 'summary' } = {}) => {
-      const outcome = await execute(handle);
+      const outcome = await executeRun(core, handle);
       if (!outcome.done) throw new AgencyError('internal', 'run() paused unexpectedly');
-      return viewResult(outcome.result, view);
+      return viewOf(outcome.result, view);
     },
-    stepOnce: (handle) => execute(handle, 1),
+    stepOnce: (handle) => executeRun(core, handle, 1),
     stop(handle, reason = 'stopped') {
-      live.get(handle)?.session.requestStop(reason);
+      core.live.get(handle)?.session.requestStop(reason);
     },
-    async resume(root, { signal } = {}) {
-      const paths = await checkTaskFolder(root);
-      if (!(await stat(paths.spec).catch(() => undefined))) {
-        throw new AgencyError(
-          'task_folder_invalid',
-          `${paths.spec} is missing: this task was never started, so there is nothing to resume. Start it with \`agency run ${root}\`.`,
-        );
-      }
-      const lock = await acquireRunLock(paths.lock, { now });
-      try {
-        const spec = await readSpecFile(paths.spec);
-        await ensureProgressDirs(paths);
-        await createFileStateStore(paths.progress).read();
-        const { frames, torn } = await readJournal(paths.events, { repair: true }).catch((error: unknown) => {
-          // Killed after writing spec.json and before the journal's first frame: the run has done nothing yet.
-          if (AgencyError.hasCode(error, 'path_not_found')) return { frames: [], torn: undefined };
-          throw error;
-        });
-        const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
-        const { handle, entry } = await open(paths, spec, frames, signal, lock);
-        if (entry.session.fold.finishReason) {
-          throw new AgencyError(
-            'task_folder_invalid',
-            `This run already finished (${entry.session.fold.finishReason}); there is nothing to resume`,
-            { details: { finishReason: entry.session.fold.finishReason } },
-          );
-        }
-        entry.session.emit({
-          type: 'run.resumed',
-          message: `Resumed after seq ${entry.session.fold.lastSeq}${torn ? ` (a torn final line of ${torn.bytes} bytes was repaired)` : ''}`,
-          data: {
-            from_seq: entry.session.fold.lastSeq,
-            ...(torn ? { torn_line: torn.line, torn_bytes: torn.bytes } : {}),
-          },
-        });
-        if (lock.takenOver) entry.session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
-        if (strays.length > 0) {
-          const names = strays.map((file) => relative(paths.root, file)).join(', ');
-          entry.session.warn(`Removed ${strays.length} temp file(s) left by interrupted writes: ${names}`);
-        }
-        await entry.session.boundary({ status: 'running' });
-        return handle;
-      } catch (error) {
-        await lock.release();
-        throw error;
-      }
-    },
+    resume: (root, { signal } = {}) => resumeRun(core, root, signal),
     subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      core.listeners.add(listener);
+      return () => core.listeners.delete(listener);
     },
   };
+}
+
+/** What every run of one runner shares. */
+type RunnerCore = {
+  options: RunnerOptions;
+  now: () => number;
+  newId: IdGenerator;
+  listeners: Set<RunListener>;
+  redactor: Redactor;
+  live: Map<TaskHandle, Live>;
+  loops: Map<string, Loop>;
+};
+
+async function startRun(
+  core: RunnerCore,
+  root: string,
+  spec: TaskSpec,
+  signal: AbortSignal | undefined,
+): Promise<TaskHandle> {
+  const paths = await checkTaskFolder(root);
+  if (await stat(paths.spec).catch(() => undefined)) {
+    throw new AgencyError(
+      'task_folder_invalid',
+      `${paths.spec} exists: this task was already started. Continue it with \`agency resume ${root}\`, or delete progress/ to start over.`,
+    );
+  }
+  await ensureProgressDirs(paths);
+  const lock = await acquireRunLock(paths.lock, { now: core.now });
+  try {
+    const brief = await readFile(paths.brief, 'utf8');
+    const model = spec.model ?? (typeof core.options.model === 'string' ? core.options.model : undefined);
+    const specFile = toSpecFile(
+      { ...spec, ...(model ? { model } : {}) },
+      { taskId: core.newId('task'), goal: goalFromBrief(brief), now: core.now() },
+    );
+    await writeFileAtomic(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
+    const { handle, entry } = await openRun(core, paths, specFile, [], signal, lock);
+    await entry.session.boundary({ phase: 'init', status: 'running' });
+    return handle;
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function resumeRun(core: RunnerCore, root: string, signal: AbortSignal | undefined): Promise<TaskHandle> {
+  const paths = await checkTaskFolder(root);
+  if (!(await stat(paths.spec).catch(() => undefined))) {
+    throw new AgencyError(
+      'task_folder_invalid',
+      `${paths.spec} is missing: this task was never started, so there is nothing to resume. Start it with \`agency run ${root}\`.`,
+    );
+  }
+  const lock = await acquireRunLock(paths.lock, { now: core.now });
+  try {
+    const spec = await readSpecFile(paths.spec);
+    await ensureProgressDirs(paths);
+    await createFileStateStore(paths.progress).read();
+    const { frames, torn } = await readJournal(paths.events, { repair: true }).catch((error: unknown) => {
+      // Killed after writing spec.json and before the journal's first frame: the run has done nothing yet.
+      if (AgencyError.hasCode(error, 'path_not_found')) return { frames: [], torn: undefined };
+      throw error;
+    });
+    const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
+    const { handle, entry } = await openRun(core, paths, spec, frames, signal, lock);
+    const { session } = entry;
+    if (session.fold.finishReason) {
+      throw new AgencyError(
+        'task_folder_invalid',
+        `This run already finished (${session.fold.finishReason}); there is nothing to resume`,
+        { details: { finishReason: session.fold.finishReason } },
+      );
+    }
+    session.emit({
+      type: 'run.resumed',
+      message: `Resumed after seq ${session.fold.lastSeq}${torn ? ` (a torn final line of ${torn.bytes} bytes was repaired)` : ''}`,
+      data: {
+        from_seq: session.fold.lastSeq,
+        ...(torn ? { torn_line: torn.line, torn_bytes: torn.bytes } : {}),
+      },
+    });
+    if (lock.takenOver) session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
+    if (strays.length > 0) {
+      const names = strays.map((file) => relative(paths.root, file)).join(', ');
+      session.warn(`Removed ${strays.length} temp file(s) left by interrupted writes: ${names}`);
+    }
+    await session.boundary({ status: 'running' });
+    return handle;
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function openRun(
+  core: RunnerCore,
+  paths: TaskPaths,
+  spec: Awaited<ReturnType<typeof readSpecFile>>,
+  frames: EventFrame[],
+  signal: AbortSignal | undefined,
+  lock: RunLock,
+): Promise<{ handle: TaskHandle; entry: Live }> {
+  const { options, loops, now, newId, redactor } = core;
+  const loop = loops.get(spec.loop);
+  if (!loop) {
+    throw new AgencyError(
+      'invalid_config',
+      `The spec names loop "${spec.loop}", which this runner does not have; known: ${[...loops.keys()].join(', ')}`,
+    );
+  }
+  const journal = await openFileJournal(paths.events, {
+    sync: options.journalSync ?? 'group',
+    now,
+    newId,
+    redact: (frame) => redactor.redact(frame),
+  });
+  const broker =
+    typeof options.approvals === 'function'
+      ? options.approvals(paths.progress)
+      : createFileBroker(paths.progress, { mode: options.approvals ?? spec.approvals.mode, now });
+  const firstStart = frames.find((frame) => frame.type === 'phase.start' || frame.type === 'run.resumed')?.ts;
+  const session = createSession({
+    paths,
+    spec,
+    journal,
+    stateStore: createFileStateStore(paths.progress),
+    broker,
+    fold: foldJournal(frames),
+    loop: { name: loop.name, version: loop.version },
+    startedAt: firstStart ?? spec.created_at,
+    listeners: core.listeners,
+    signal: signal ?? new AbortController().signal,
+    now,
+    newId,
+    redact: (value) => redactor.redact(value),
+  });
+  const brief = await readFile(paths.brief, 'utf8');
+  const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };
+  const entry: Live = { session, lock, loop, brief, memory: memoryFor(session, options, redactor) };
+  core.live.set(handle, entry);
+  return { handle, entry };
+}
+
+async function executeRun(core: RunnerCore, handle: TaskHandle, stepLimit?: number): Promise<StepOnceResult> {
+  const entry = core.live.get(handle);
+  if (!entry)
+    throw new AgencyError(
+      'invalid_argument',
+      'This task handle is not open in this runner; call startTask or resume first',
+    );
+  if (entry.finished) return { done: true, result: entry.finished };
+  const { session } = entry;
+  let lastStep = '';
+  const context = buildLoopContext(session, entry, core.options, stepLimit, (id) => {
+    lastStep = id;
+  });
+  const wallTimer = wallClockTimer(session);
+  try {
+    const outcome = await entry.loop.run(context);
+    entry.finished = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
+  } catch (error) {
+    if (error instanceof StepPause) return { done: false, step: lastStep };
+    const reason: StopReason = isRunStop(error) ? error.reason : 'error';
+    entry.finished = await finalizeRun(session, entry.loop, {
+      reason,
+      output: '',
+      error: isRunStop(error) ? undefined : error,
+    });
+  } finally {
+    clearTimeout(wallTimer);
+  }
+  await session.journal.close().catch(() => {});
+  await entry.lock.release();
+  return { done: true, result: entry.finished };
 }
 
 function wallClockTimer(session: Session): ReturnType<typeof setTimeout> | undefined {
@@ -261,8 +286,4 @@ function wallClockTimer(session: Session): ReturnType<typeof setTimeout> | undef
   const timer = setTimeout(() => session.requestStop('budget.wall_clock'), Math.max(0, remaining));
   timer.unref();
   return timer;
-}
-
-function viewResult(result: DoTaskResult, view: ResultView): DoTaskResult {
-  return viewOf(result, view);
 }
