@@ -1,4 +1,5 @@
 import type { JsonValue, ToolCallPart } from '../core/messages.ts';
+import { emptyUsage } from '../core/usage.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
 import { isHalt, isSuspend, type Processor } from './processors.ts';
@@ -140,12 +141,4 @@ function blockedOutcome(call: ToolCallPart, reason: string): ToolCallOutcome {
   };
 }
 
-const ZERO_USAGE = Object.freeze({
-  inputTokens: 0,
-  outputTokens: 0,
-  totalTokens: 0,
-  reasoningTokens: 0,
-  cachedInputTokens: 0,
-  cacheWriteTokens: 0,
-  costUsd: 0,
-});
+const ZERO_USAGE = Object.freeze(emptyUsage());

@@ -4,7 +4,7 @@ import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
 import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
 import { bwrapMissingError } from './sandbox-unavailable.ts';
-import { spawnCapture } from './spawn-capture.ts';
+import { type CaptureResult, spawnCapture } from './spawn-capture.ts';
 import { stageFiles } from './stage-files.ts';
 
 /** Options for {@link runSandboxed}: what the command may touch, plus limits. */
@@ -25,18 +25,8 @@ export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
   files?: readonly SandboxFile[];
 };
 
-/** What a sandboxed command did. Output is decoded as UTF-8. */
-export type RunSandboxedResult = {
-  /** Null when the command was killed by a signal. */
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-  timedOut: boolean;
-  durationMs: number;
-};
+/** What a sandboxed command did. Output is decoded as UTF-8; an abort rejects instead. */
+export type RunSandboxedResult = Omit<CaptureResult, 'aborted'>;
 
 /** Dependencies for {@link runSandboxed}. */
 export type RunSandboxedDeps = {

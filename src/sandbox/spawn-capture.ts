@@ -13,8 +13,9 @@ export type CaptureOptions = {
   now: () => number;
 };
 
-/** What a finished process did. */
+/** What a finished process did. Output is decoded as UTF-8. */
 export type CaptureResult = {
+  /** Null when the command was killed by a signal. */
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
