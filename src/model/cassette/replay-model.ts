@@ -157,8 +157,7 @@ function describeDifference(recorded: unknown, actual: unknown): string {
   if (typeof recorded !== 'string' || typeof actual !== 'string') {
     return `: recorded ${preview(recorded)}, got ${preview(actual)}`;
   }
-  let at = 0;
-  while (at < recorded.length && recorded.charCodeAt(at) === actual.charCodeAt(at)) at++;
+  const at = commonPrefixLength(recorded, actual);
   if (at < 40) return `: recorded ${preview(recorded)}, got ${preview(actual)}`;
   const from = at - 30;
   return ` (character ${at}): recorded …${preview(recorded.slice(from))}, got …${preview(actual.slice(from))}`;
@@ -170,12 +169,16 @@ function closestCall<T extends { call: CassetteCall }>(calls: readonly T[], requ
   let best: T | undefined;
   let bestLength = -1;
   for (const candidate of calls) {
-    const recorded = canonicalJson(candidate.call.request);
-    let length = 0;
-    while (length < wanted.length && wanted.charCodeAt(length) === recorded.charCodeAt(length)) length++;
+    const length = commonPrefixLength(wanted, canonicalJson(candidate.call.request));
     if (length > bestLength) [best, bestLength] = [candidate, length];
   }
   return best;
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  let length = 0;
+  while (length < a.length && a.charCodeAt(length) === b.charCodeAt(length)) length++;
+  return length;
 }
 
 function partsStream(
