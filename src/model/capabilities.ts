@@ -23,26 +23,18 @@ export function modelName(model: Pick<LanguageModelV4, 'provider' | 'modelId'>):
 
 type MessageSize = { characters: number; images: boolean };
 
-// A run's prompt grows by a few messages a step and keeps the same message objects, so each message (and each tool
-// declaration) is sized once: checking a long run's prompt costs what its new messages cost.
-const messageSizes = new WeakMap<object, MessageSize>();
+// Tool declarations are the same objects on every call of a run, so each is sized once.
 const toolSizes = new WeakMap<object, number>();
 
 function sizeOfMessage(message: LanguageModelV4CallOptions['prompt'][number]): MessageSize {
-  const known = messageSizes.get(message);
-  if (known) return known;
+  if (typeof message.content === 'string') return { characters: message.content.length, images: false };
   const size = { characters: 0, images: false };
-  if (typeof message.content === 'string') size.characters = message.content.length;
-  else {
-    for (const part of message.content) {
-      if (part.type === 'file' && (part.mediaType === 'image' || part.mediaType.startsWith('image/')))
-        size.images = true;
-      if (part.type === 'text' || part.type === 'reasoning') size.characters += part.text.length;
-      else if (part.type === 'tool-call') size.characters += JSON.stringify(part.input ?? null).length;
-      else if (part.type === 'tool-result') size.characters += JSON.stringify(part.output).length;
-    }
+  for (const part of message.content) {
+    if (part.type === 'file' && (part.mediaType === 'image' || part.mediaType.startsWith('image/'))) size.images = true;
+    if (part.type === 'text' || part.type === 'reasoning') size.characters += part.text.length;
+    else if (part.type === 'tool-call') size.characters += JSON.stringify(part.input ?? null).length;
+    else if (part.type === 'tool-result') size.characters += JSON.stringify(part.output).length;
   }
-  messageSizes.set(message, size);
   return size;
 }
 
@@ -55,7 +47,7 @@ function sizeOfTool(tool: NonNullable<LanguageModelV4CallOptions['tools']>[numbe
 /**
  * What a request needs: tools when it declares function tools, images when the prompt carries an image, and a
  * context window large enough for the prompt (estimated at 4 characters a token) plus `maxOutputTokens`. Messages
- * and tools are treated as immutable: each object is sized once and remembered.
+ * and tools are treated as immutable: a prompt that grows from one seen before is sized only for its new messages.
  */
 export function needsOf(request: Pick<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'maxOutputTokens'>): ModelNeeds {
   const { characters: promptCharacters, images } = sizeOfPrompt(request.prompt);
