@@ -68,23 +68,44 @@ export function reportLines(report: JournalReport): string[] {
   return ['| Measure | Figure | Detail |', '|---|---:|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)];
 }
 
-/** One line per target: `met` or `MISSED`, with the figure. */
-export function targetLines(report: JournalReport): string[] {
-  const line = (met: boolean, text: string) => `${met ? 'met' : 'MISSED'}: ${text}`;
+/** A target and whether this run met it. A `timing` target depends on the machine and the disk at that moment. */
+export type TargetResult = { met: boolean; timing: boolean; text: string };
+
+export function targetResults(report: JournalReport): TargetResult[] {
+  const { append, groupCommit, perEvent } = report;
   return [
-    line(
-      report.append.appendCpuUs <= TARGETS.appendUs,
-      `append ≤ ${TARGETS.appendUs} µs/event unsynced (${report.append.appendCpuUs} µs of CPU)`,
-    ),
-    line(
-      report.groupCommit.fsyncsPerStep === TARGETS.fsyncsPerStep,
-      `${TARGETS.fsyncsPerStep} fsync per step (${report.groupCommit.fsyncsPerStep})`,
-    ),
-    line(
-      report.perEvent.ratio <= TARGETS.perEventRatio,
-      `per-event fsync ≤ ${TARGETS.perEventRatio}× the raw floor (${report.perEvent.ratio}×)`,
-    ),
+    {
+      met: append.appendCpuUs <= TARGETS.appendUs,
+      timing: true,
+      text: `append ≤ ${TARGETS.appendUs} µs/event unsynced (${append.appendCpuUs} µs of CPU)`,
+    },
+    {
+      met: groupCommit.fsyncsPerStep === TARGETS.fsyncsPerStep,
+      timing: false,
+      text: `${TARGETS.fsyncsPerStep} fsync per step (${groupCommit.fsyncsPerStep})`,
+    },
+    {
+      met: perEvent.ratio <= TARGETS.perEventRatio,
+      timing: true,
+      text: `per-event fsync ≤ ${TARGETS.perEventRatio}× the raw floor (${perEvent.ratio}×)`,
+    },
   ];
+}
+
+/**
+ * One line per target: `met` or `MISSED`, with the figure. A quick run is too short to judge a timing target (a
+ * 10% margin on a shared disk), so there a miss is marked as not judged; the full run is the one of record.
+ */
+export function targetLines(mode: JournalReport['mode'], results: TargetResult[]): string[] {
+  return results.map(({ met, timing, text }) => {
+    if (met) return `met: ${text}`;
+    return mode === 'quick' && timing ? `MISSED (not judged in a quick run): ${text}` : `MISSED: ${text}`;
+  });
+}
+
+/** Whether the run fails: a missed target, except a timing target in a quick run. */
+export function runFails(mode: JournalReport['mode'], results: TargetResult[]): boolean {
+  return results.some(({ met, timing }) => !met && !(mode === 'quick' && timing));
 }
 
 function signed(value: number): string {
