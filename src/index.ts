@@ -204,6 +204,7 @@ export {
   type PolicyTool,
   type RuleVerdict,
   permissivePolicy,
+  STORE_TOOLS,
   STRICT_APPROVAL_TOOLS,
   type StrictPolicyOptions,
   strictPolicy,

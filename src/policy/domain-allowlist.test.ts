@@ -36,6 +36,15 @@ describe('domainAllowlist', () => {
     });
   });
 
+  it('checks links_check-style `urls` lists by default', () => {
+    const links = call({ urls: ['https://api.github.com/a', 'http://169.254.169.254/latest'] }, 'links_check');
+    expect(rule.check(links)).toMatchObject({
+      effect: 'deny',
+      reason: 'host "169.254.169.254" is not in the domain allowlist for tool "links_check"',
+    });
+    expect(rule.check(call({ urls: ['https://api.github.com/a'] }, 'links_check'))).toBeUndefined();
+  });
+
   it('applies to network tools by default, or to the named tools', () => {
     expect(rule.check(call({ url: 'https://evil.io' }, 'fs_read', 'read'))).toBeUndefined();
     const named = domainAllowlist({ domains: ['a.io'], tools: ['webhook'] });
@@ -46,7 +55,7 @@ describe('domainAllowlist', () => {
   it('denies a checked tool without a URL argument unless told otherwise', () => {
     expect(rule.check(call({ query: 'cats' }))).toMatchObject({
       effect: 'deny',
-      reason: expect.stringContaining('no url argument'),
+      reason: expect.stringContaining('no url/urls argument'),
     });
     const lenient = domainAllowlist({ domains: ['a.io'], onMissingUrl: 'allow' });
     expect(lenient.check(call({ query: 'cats' }))).toBeUndefined();

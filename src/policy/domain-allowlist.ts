@@ -8,7 +8,7 @@ export type DomainAllowlistOptions = {
   domains: readonly string[];
   /** The tools checked. @default every tool with `network` effects */
   tools?: NamePatterns;
-  /** The argument fields that hold URLs (a string or a list of strings). @default ['url'] */
+  /** The argument fields that hold URLs (a string or a list of strings). @default ['url', 'urls'] */
   urlFields?: readonly string[];
   /** What to do with a checked tool call that has none of `urlFields`. @default 'deny' */
   onMissingUrl?: 'deny' | 'allow';
@@ -27,7 +27,7 @@ export type DomainAllowlistOptions = {
 export function domainAllowlist({
   domains,
   tools,
-  urlFields = ['url'],
+  urlFields = ['url', 'urls'],
   onMissingUrl = 'deny',
   id = 'domain-allowlist',
 }: DomainAllowlistOptions): PolicyRule {

@@ -19,7 +19,13 @@ export type {
   PolicyTool,
   RuleVerdict,
 } from './policy-types.ts';
-export { permissivePolicy, STRICT_APPROVAL_TOOLS, type StrictPolicyOptions, strictPolicy } from './presets.ts';
+export {
+  permissivePolicy,
+  STORE_TOOLS,
+  STRICT_APPROVAL_TOOLS,
+  type StrictPolicyOptions,
+  strictPolicy,
+} from './presets.ts';
 export { type RateLimitOptions, rateLimit } from './rate-limit.ts';
 export {
   type ApprovalScope,

@@ -42,6 +42,20 @@ describe('strictPolicy', () => {
     expect(policy.evaluate(request)).toMatchObject({ outcome, ruleId });
   });
 
+  it('lets the store tools write to their store, and nothing else write without a path', () => {
+    expect(policy.evaluate(call('kv', 'write', { op: 'set', key: 'k', value: 1 }))).toEqual({ outcome: 'allow' });
+    expect(policy.evaluate(call('sql', 'write', { query: 'delete from t', params: [] }))).toEqual({ outcome: 'allow' });
+    expect(policy.evaluate(call('notes_append', 'write', { text: 'x' }))).toMatchObject({
+      outcome: 'deny',
+      ruleId: 'write-scope',
+    });
+    const noStores = strictPolicy({ storeTools: [] });
+    expect(noStores.evaluate(call('kv', 'write', { op: 'set', key: 'k', value: 1 }))).toMatchObject({
+      outcome: 'deny',
+      ruleId: 'write-scope',
+    });
+  });
+
   it('lets read tools run freely', () => {
     expect(policy.evaluate(call('fs_read', 'read', { path: 'task/brief.md' }))).toEqual({ outcome: 'allow' });
   });

@@ -1,5 +1,6 @@
 import { type Policy, type PolicyOptions, createPolicy } from './create-policy.ts';
 import { domainAllowlist } from './domain-allowlist.ts';
+import type { NamePatterns } from './glob.ts';
 import { requireApprovalFor, requirePlanApproval } from './tool-rules.ts';
 import { writeScope } from './write-scope.ts';
 
@@ -9,7 +10,12 @@ export type StrictPolicyOptions = Omit<PolicyOptions, 'rules'> & {
   writePaths?: readonly string[];
   /** When set, network tools may reach only these hosts (they still need approval). */
   domains?: readonly string[];
+  /** Write tools outside the write scope because they write to a configured store, not a path. @default STORE_TOOLS */
+  storeTools?: NamePatterns;
 };
+
+/** The built-in tools that write to a store the harness configured (a key-value store, a database), not to a path. */
+export const STORE_TOOLS = Object.freeze(['kv', 'sql']);
 
 /** The tools seed 000's strict approvals name. */
 export const STRICT_APPROVAL_TOOLS = Object.freeze(['sandbox_exec', 'http_post', 'fs_write']);
@@ -17,17 +23,22 @@ export const STRICT_APPROVAL_TOOLS = Object.freeze(['sandbox_exec', 'http_post',
 /**
  * Seed 000's strict profile: every plan needs approval; `sandbox_exec`, `http_post` and `fs_write` need approval
  * on every call; so does any other tool with `exec` or `network` effects; write tools may write only under
- * `progress/`; and with `domains`, network tools may reach only those hosts. Read tools run freely.
+ * `progress/`, except the store tools (`kv`, `sql`), whose scope is the store they were given; and with `domains`, network tools may reach only those hosts. Read tools run freely.
  *
  * @example
  * const policy = strictPolicy({ onAudit: (event) => journal.append(event), domains: ['api.github.com'] });
  */
-export function strictPolicy({ writePaths = ['progress'], domains, ...options }: StrictPolicyOptions = {}): Policy {
+export function strictPolicy({
+  writePaths = ['progress'],
+  domains,
+  storeTools = STORE_TOOLS,
+  ...options
+}: StrictPolicyOptions = {}): Policy {
   return createPolicy({
     ...options,
     rules: [
       ...(domains === undefined ? [] : [domainAllowlist({ domains })]),
-      writeScope({ paths: writePaths }),
+      writeScope({ paths: writePaths, except: storeTools }),
       requirePlanApproval(),
       requireApprovalFor({ id: 'approval:named-tools', tools: STRICT_APPROVAL_TOOLS }),
       requireApprovalFor({ id: 'approval:effects', effects: ['exec', 'network'] }),

@@ -54,6 +54,13 @@ describe('writeScope', () => {
     expect(writeScope({ paths: ['progress'], onMissingPath: 'allow' }).check(write({ content: 'x' }))).toBeUndefined();
   });
 
+  it('never checks the tools it is told to except', () => {
+    const stores = writeScope({ paths: ['progress'], except: ['kv', 'sql*'] });
+    expect(stores.check(write({ op: 'set', key: 'a', value: 1 }, 'kv'))).toBeUndefined();
+    expect(stores.check(write({ query: 'insert into t values (?)' }, 'sql_main'))).toBeUndefined();
+    expect(stores.check(write({ path: 'task/brief.md' }))).toMatchObject({ effect: 'deny' });
+  });
+
   it('a scope of "." allows every relative path inside the root', () => {
     const root = writeScope({ paths: ['.'] });
     expect(root.check(write({ path: 'a/b' }))).toBeUndefined();

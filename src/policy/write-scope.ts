@@ -9,6 +9,8 @@ export type WriteScopeOptions = {
   paths: readonly string[];
   /** The tools checked. @default every tool with `write` effects */
   tools?: NamePatterns;
+  /** Tools never checked, e.g. `['kv', 'sql']`, whose writes go to a store the harness configured, not to a path. */
+  except?: NamePatterns;
   /** The argument fields that hold paths (a string or a list of strings). @default ['path'] */
   pathFields?: readonly string[];
   /** What to do with a checked tool call that has none of `pathFields`. @default 'deny' */
@@ -30,6 +32,7 @@ export type WriteScopeOptions = {
 export function writeScope({
   paths,
   tools,
+  except,
   pathFields = ['path'],
   onMissingPath = 'deny',
   id = 'write-scope',
@@ -47,6 +50,7 @@ export function writeScope({
     return normalized;
   });
   const checked = tools === undefined ? undefined : nameMatcher(tools);
+  const exempt = except === undefined ? undefined : nameMatcher(except);
   const inScope = (path: string) =>
     scopes.some((scope) => scope === '.' || path === scope || path.startsWith(`${scope}/`));
   return {
@@ -55,6 +59,7 @@ export function writeScope({
       if (request.kind !== 'tool-call') return undefined;
       const { name, effects } = request.tool;
       if (checked ? !checked(name) : effects !== 'write') return undefined;
+      if (exempt?.(name)) return undefined;
       const targets = pathsOf(request.input, pathFields);
       if (targets.length === 0) {
         return onMissingPath === 'allow'
