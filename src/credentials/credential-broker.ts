@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { defaultRedactor, MIN_SECRET_LENGTH, type Redactor } from '../core/redact.ts';
 import type { CredentialSource } from './credential-source.ts';
+import { mountDirPrefix, removeOrphanedMounts } from './orphaned-mounts.ts';
 
 /** One credential: where it comes from, which tools may have it, and how they receive it. */
 export type CredentialSpec = {
@@ -85,6 +86,18 @@ export function createCredentialBroker({
   const specs = sources.map((spec, index) => validate(spec, index, sources));
   const scope = (toolName: string) => specs.filter((spec) => spec.tools.includes(toolName));
   const warn = (message: string) => logger.warn(message);
+  let swept: Promise<void> | undefined;
+  // Before this broker's first file mount: the directories of holders killed before they could clean up.
+  const sweepOnce = () =>
+    (swept ??= removeOrphanedMounts(tmpDir).then(
+      (removed) => {
+        if (removed.length > 0)
+          warn(
+            `Removed ${removed.length} credential mount(s) left in ${tmpDir} by killed processes: ${removed.join(', ')}`,
+          );
+      },
+      (error: unknown) => warn(`Could not sweep old credential mounts in ${tmpDir}: ${String(error)}`),
+    ));
 
   const load = async (spec: CredentialSpec): Promise<string> => {
     const value = await spec.from.load({ credential: spec.name, env, warn });
@@ -110,7 +123,8 @@ export function createCredentialBroker({
           variables[envNameOf(spec)] = value;
           continue;
         }
-        dir ??= await mkdtemp(join(tmpDir, 'agency-cred-'));
+        await sweepOnce();
+        dir ??= await mkdtemp(join(tmpDir, mountDirPrefix()));
         const path = join(dir, spec.name);
         await writeFile(path, value, { mode: 0o600, flag: 'wx' });
         files[spec.name] = path;

@@ -1,6 +1,17 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createRedactor, REDACTED } from '../core/redact.ts';
@@ -257,5 +268,54 @@ describe('createCredentialBroker', () => {
   it('rejects duplicate names', () => {
     const spec = { name: 'a', tools: ['t'], from: env('X') };
     expect(() => createCredentialBroker({ sources: [spec, spec] })).toThrow(/sources\[1\]\.name "a" is used twice/);
+  });
+});
+
+describe('mounts left by a killed holder', () => {
+  const brokerModule = new URL('./credential-broker.ts', import.meta.url).pathname;
+  const sourceModule = new URL('./credential-source.ts', import.meta.url).pathname;
+
+  // A real process mounts a credential file, reports its path, and hangs inside the call until SIGKILL.
+  async function killHolderMidCall(tmp: string): Promise<string> {
+    const script = `
+      import { createCredentialBroker } from ${JSON.stringify(brokerModule)};
+      import { env } from ${JSON.stringify(sourceModule)};
+      const broker = createCredentialBroker({
+        sources: [{ name: 'key', tools: ['t'], from: env('KEY'), mount: 'file' }],
+        env: { KEY: ${JSON.stringify(TOKEN)} }, tmpDir: ${JSON.stringify(tmp)},
+      });
+      await broker.withCredentials('t', (c) => { console.log(c.files.key); return new Promise(() => {}); });`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    return line.toString().trim();
+  }
+
+  it('the next broker removes them before its first file mount, and warns', async () => {
+    const {
+      broker: b,
+      tmp,
+      warnings,
+    } = broker({
+      sources: [{ name: 'k', tools: ['t'], from: env('KEY'), mount: 'file' }],
+      env: { KEY: TOKEN },
+    });
+    const orphan = await killHolderMidCall(tmp);
+    expect(readFileSync(orphan, 'utf8')).toBe(TOKEN);
+    const live = join(tmp, `agency-cred-${process.ppid}-abcdef`);
+    const unrelated = join(tmp, 'agency-cred-notes');
+    mkdirSync(live);
+    mkdirSync(unrelated);
+
+    await b.withCredentials('t', (c) => expect(readFileSync(c.files.k ?? '', 'utf8')).toBe(TOKEN));
+    expect(existsSync(orphan)).toBe(false);
+    expect(readdirSync(tmp).sort()).toEqual([basename(live), basename(unrelated)].sort());
+    expect(warnings).toEqual([
+      `Removed 1 credential mount(s) left in ${tmp} by killed processes: ${basename(dirname(orphan))}`,
+    ]);
   });
 });
