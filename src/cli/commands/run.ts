@@ -4,12 +4,12 @@ import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
 import { readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
-import { checkTaskFolder } from '../../task/layout.ts';
+import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
 import { createRunner, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
-import { cliTaskTools, readTaskConfig } from '../task-config.ts';
+import { cliTaskTools, readTaskConfig, type TaskConfig } from '../task-config.ts';
 
 /** Options of `agency run` and `agency resume`. */
 export type RunCommandOptions = {
@@ -26,6 +26,59 @@ export type RunCommandOptions = {
   modelObject?: LanguageModelV4;
 };
 
+// On resume, the run keeps the model it was started with unless --model overrides it.
+async function modelSpecFor(paths: TaskPaths, options: RunCommandOptions, mode: 'start' | 'resume'): Promise<string> {
+  const specModel = mode === 'resume' ? (await readSpecFile(paths.spec)).model : undefined;
+  const modelSpec = options.model ?? specModel ?? undefined;
+  if (!modelSpec) {
+    throw Object.assign(new Error('No model: pass --model, e.g. --model openai:gpt-4o, or --model replay:<cassette>'), {
+      exitCode: 2,
+    });
+  }
+  return modelSpec;
+}
+
+function taskSpecFor(modelSpec: string, options: RunCommandOptions, config: TaskConfig): TaskSpec {
+  return {
+    model: modelSpec,
+    approvals: {
+      mode: options.approvals ?? 'file',
+      ...(config.require_tools ? { requireTools: config.require_tools } : {}),
+    },
+    budgets: {
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+      ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
+    },
+  };
+}
+
+// Resuming a run that already finished is not a failure: report how it ended, with its exit code.
+function exitCodeForFinishedRun(error: unknown, root: string, out: Output): number {
+  const finished = AgencyError.isInstance(error) ? (error.details?.finishReason as StopReason | undefined) : undefined;
+  if (!finished) throw error;
+  out.write(`${error instanceof Error ? error.message : ''}. See: agency status ${root}\n`);
+  return exitCodeFor(finished);
+}
+
+// The first Ctrl-C stops at the next step boundary; a second one quits at once. Returns a remover.
+function stopOnSignals(out: Output, stop: () => void): () => void {
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    out.write('\nStopping at the next step boundary (press Ctrl-C again to quit at once)…\n');
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
 /** `agency run <root>` and `agency resume <root>`: run a task to the end, showing live progress. */
 export async function runCommand(
   root: string,
@@ -35,13 +88,7 @@ export async function runCommand(
 ): Promise<number> {
   const paths = await checkTaskFolder(root);
   const config = await readTaskConfig(paths);
-  const specModel = mode === 'resume' ? (await readSpecFile(paths.spec)).model : undefined;
-  const modelSpec = options.model ?? specModel ?? undefined;
-  if (!modelSpec) {
-    throw Object.assign(new Error('No model: pass --model, e.g. --model openai:gpt-4o, or --model replay:<cassette>'), {
-      exitCode: 2,
-    });
-  }
+  const modelSpec = await modelSpecFor(paths, options, mode);
   let model = options.modelObject ?? resolveModel(modelSpec);
   if (options.record) model = recordModel(model, options.record);
   const runner = createRunner({
@@ -61,40 +108,15 @@ export async function runCommand(
   const unsubscribe = runner.subscribe((frame) =>
     options.json ? out.write(`${JSON.stringify(frame)}\n`) : view.onFrame(frame),
   );
-  const spec: TaskSpec = {
-    model: modelSpec,
-    approvals: {
-      mode: options.approvals ?? 'file',
-      ...(config.require_tools ? { requireTools: config.require_tools } : {}),
-    },
-    budgets: {
-      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
-      ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-      ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
-    },
-  };
+  const spec = taskSpecFor(modelSpec, options, config);
   let handle: TaskHandle;
   try {
     handle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
   } catch (error) {
-    const finished = AgencyError.isInstance(error)
-      ? (error.details?.finishReason as StopReason | undefined)
-      : undefined;
     unsubscribe();
-    if (!finished) throw error;
-    out.write(`${error instanceof Error ? error.message : ''}. See: agency status ${root}\n`);
-    return exitCodeFor(finished);
+    return exitCodeForFinishedRun(error, root, out);
   }
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    out.write('\nStopping at the next step boundary (press Ctrl-C again to quit at once)…\n');
-    runner.stop(handle, 'cancelled');
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const removeSignalHandlers = stopOnSignals(out, () => runner.stop(handle, 'cancelled'));
   try {
     const result = await runner.run(handle, { view: options.view ?? 'summary' });
     view.close();
@@ -102,7 +124,6 @@ export async function runCommand(
     return exitCodeFor(result.finishReason);
   } finally {
     unsubscribe();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    removeSignalHandlers();
   }
 }

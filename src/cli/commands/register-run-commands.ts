@@ -1,0 +1,76 @@
+import { rm } from 'node:fs/promises';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { taskPaths } from '../../task/layout.ts';
+import type { WrapAction } from '../command-action.ts';
+import type { Output } from '../render.ts';
+import { runCommand } from './run.ts';
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return number;
+}
+
+function positiveNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('must be a positive number');
+  return number;
+}
+
+function addRunOptions(command: Command): Command {
+  return command
+    .option(
+      '--model <spec>',
+      'openai:<model>, openai-chat:<model>, anthropic:<model>, openai-compatible:<url>#<model> or replay:<cassette>',
+    )
+    .addOption(
+      new Option(
+        '--approvals <mode>',
+        'file: wait for decision files; auto: approve automatically, still writing both files',
+      ).choices(['file', 'auto']),
+    )
+    .option('--max-steps <n>', 'the most model calls', positiveInteger)
+    .option('--max-cost <usd>', 'the most dollars to spend', positiveNumber)
+    .option('--max-tokens <n>', 'the most tokens to spend', positiveInteger)
+    .option('--max-time <seconds>', 'the most wall-clock seconds', positiveNumber)
+    .addOption(
+      new Option('--view <view>', 'how much of the result to print')
+        .choices(['minimal', 'summary', 'full'])
+        .default('summary'),
+    )
+    .option(
+      '--record <cassette>',
+      'record every model call to a cassette, to replay later with --model replay:<cassette>',
+    )
+    .option('--json', 'print journal frames as NDJSON, then the result as one JSON line');
+}
+
+// A STOP file left behind would stop the resumed run at once.
+async function clearStopFile(root: string, out: Output): Promise<void> {
+  const removed = await rm(taskPaths(root).stop).then(
+    () => true,
+    () => false,
+  );
+  if (removed) out.write('Removed progress/STOP to resume the run.\n');
+}
+
+/** Registers `agency run` and `agency resume`. */
+export function registerRunCommands(program: Command, wrap: WrapAction, out: Output): void {
+  addRunOptions(
+    program
+      .command('run')
+      .description('Start a task and run it to the end (exit codes: docs/cli.md)')
+      .argument('<root>', 'the task folder'),
+  ).action(wrap((root: string, options) => runCommand(root, options, 'start', out)));
+  addRunOptions(
+    program
+      .command('resume')
+      .description('Continue a stopped or crashed run from its folder')
+      .argument('<root>', 'the task folder'),
+  ).action(
+    wrap(async (root: string, options) => {
+      await clearStopFile(root, out);
+      return runCommand(root, options, 'resume', out);
+    }),
+  );
+}
