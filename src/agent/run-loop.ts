@@ -1,26 +1,35 @@
-import type { LanguageModelV4Message } from '@ai-sdk/provider';
 import { AgencyError, errorMessage } from '../core/errors.ts';
-import type { AssistantMessage, JsonValue, Message, ToolCallPart, ToolMessage } from '../core/messages.ts';
-import { toV4Prompt } from '../core/messages-v4.ts';
-import { addUsage, usageFromV4 } from '../core/usage.ts';
-import type { ModelRequest } from '../model/call-model.ts';
-import { addAttachments, attachmentsOfOutput } from './attachments.ts';
-import { compressHistory } from './compression.ts';
-import { truncateForHistory } from './history.ts';
+import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
 import { callModel } from './model-turn.ts';
-import { isHalt, isSuspend, type Processor, type ProcessorStage } from './processors.ts';
-import { type RunContext, takeResumeData } from './run-context.ts';
-import { messageChars, type RunState } from './run-state.ts';
+import type { Processor, ProcessorStage } from './processors.ts';
+import type { RunContext } from './run-context.ts';
+import {
+  acceptResponse,
+  appendMessage,
+  appendToolResults,
+  compress,
+  createPromptCache,
+  type Ending,
+  endingOfStop,
+  isStop,
+  modelTurnOptions,
+  needsCompression,
+  postHookInput,
+  postToolHookInput,
+  preHookInput,
+  recordModelTurn,
+  replaceMessages,
+  retryRecorder,
+} from './run-stages.ts';
+import type { RunState } from './run-state.ts';
 import { runToolsStage } from './tools-stage.ts';
-import type { AgentFinishReason, AgentResult, Attachment } from './types.ts';
+import type { AgentFinishReason, AgentResult } from './types.ts';
 
 /** The instruction appended when the iteration cap is reached, before one last call without tools. */
 export const SYNTHESIS_INSTRUCTION =
   'You have reached the maximum number of tool-calling steps. Do not call any more tools. Using what you have ' +
   'gathered so far, give your best final answer now.';
-
-type Ending = { reason: AgentFinishReason; output?: string; error?: AgencyError; payload?: JsonValue };
 
 /**
  * Drives a run from its current stage to the end: a final answer, a halt, a suspension, an error or an abort.
@@ -39,78 +48,37 @@ export async function runLoop(context: RunContext, state: RunState): Promise<Age
 
 async function advance(context: RunContext, state: RunState): Promise<Ending> {
   const prompt = createPromptCache();
+  const onRetry = retryRecorder(context, state);
   const hooks = hooksOf(context.processors);
   for (;;) {
     if (context.signal.aborted)
       throw AgencyError.from(context.signal.reason ?? new AgencyError('aborted', 'aborted'), 'aborted');
     const stage = state.stage;
     if (context.checkpoint && isBoundary(stage)) await context.checkpoint(state);
+    // Each stage's awaits stay in this switch; its other work is in ./run-stages.ts.
     switch (stage.at) {
       case 'pre': {
         for (; stage.processor < hooks.pre.length; stage.processor++) {
-          const resumeData = takeResumeData(context);
-          const verdict = await hooks.pre[stage.processor]?.pre?.({
-            task: state.task,
-            iteration: state.iteration,
-            messages: state.messages,
-            ...(resumeData === undefined ? {} : { resumeData }),
-          });
-          if (!verdict) continue;
-          if (isHalt(verdict)) return { reason: 'halted', output: verdict.halt };
-          if (isSuspend(verdict)) return { reason: 'suspended', payload: verdict.suspend };
-          replaceMessages(state, verdict.messages);
+          const input = preHookInput(context, state);
+          const verdict = await hooks.pre[stage.processor]?.pre?.(input);
+          if (isStop(verdict)) return endingOfStop(verdict);
+          if (verdict) replaceMessages(state, verdict.messages);
         }
         state.stage = { at: 'model', synthesis: false };
         break;
       }
       case 'model': {
-        if (context.compressThreshold >= 0 && state.historyChars > context.compressThreshold)
-          await compress(context, state);
-        // A fresh array per call: the model (or a recorder) may keep the request it was given.
-        const request: ModelRequest = { prompt: prompt.of(state.messages).slice(), ...context.params };
-        if (context.registry.names().length > 0) {
-          request.tools = context.registry.definitions() as ModelRequest['tools'];
-          if (stage.synthesis) request.toolChoice = { type: 'none' };
-        }
-        const turn = await callModel({
-          caller: context.caller,
-          request,
-          signal: context.signal,
-          ...(context.catalog ? { catalog: context.catalog } : {}),
-          ...(context.streaming && context.emit ? { onTextDelta: textDelta(context) } : {}),
-          onRetry: (retry) => {
-            state.retryInfo.retries.push(retry);
-            state.retryInfo.lastError = retry.message;
-            context.emit?.({ type: 'retry', retry });
-          },
-        });
-        state.retryInfo.attempts += turn.attempts;
-        state.usage = addUsage(state.usage, turn.usage);
-        const calls = turn.response.content.filter((part): part is ToolCallPart => part.type === 'tool-call').length;
-        context.emit?.({
-          type: 'step-finish',
-          iteration: state.iteration,
-          usage: turn.usage,
-          toolCalls: calls,
-          finishReason: turn.finishReason,
-        });
-        noteThinking(context, state, turn.response);
-        state.stage = { at: 'post', processor: 0, response: turn.response, synthesis: stage.synthesis };
+        if (needsCompression(context, state)) await compress(context, state);
+        const turn = await callModel(modelTurnOptions(context, state, stage.synthesis, prompt, onRetry));
+        recordModelTurn(context, state, turn, stage.synthesis);
         break;
       }
       case 'post': {
         for (; stage.processor < hooks.post.length; stage.processor++) {
-          const resumeData = takeResumeData(context);
-          const verdict = await hooks.post[stage.processor]?.post?.({
-            task: state.task,
-            iteration: state.iteration,
-            response: stage.response,
-            ...(resumeData === undefined ? {} : { resumeData }),
-          });
-          if (!verdict) continue;
-          if (isHalt(verdict)) return { reason: 'halted', output: verdict.halt };
-          if (isSuspend(verdict)) return { reason: 'suspended', payload: verdict.suspend };
-          stage.response = verdict.response;
+          const input = postHookInput(context, state, stage);
+          const verdict = await hooks.post[stage.processor]?.post?.(input);
+          if (isStop(verdict)) return endingOfStop(verdict);
+          if (verdict) stage.response = verdict.response;
         }
         const ending = acceptResponse(context, state, stage.response, stage.synthesis);
         if (ending) return ending;
@@ -126,32 +94,29 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
       case 'postTool': {
         for (; stage.call < stage.calls.length; stage.call++, stage.processor = 0) {
           for (; stage.processor < hooks.postTool.length; stage.processor++) {
-            const resumeData = takeResumeData(context);
-            const verdict = await hooks.postTool[stage.processor]?.postTool?.({
-              task: state.task,
-              iteration: state.iteration,
-              call: stage.calls[stage.call] as ToolCallPart,
-              outcome: stage.outcomes[stage.call] as (typeof stage.outcomes)[number],
-              ...(resumeData === undefined ? {} : { resumeData }),
-            });
-            if (!verdict) continue;
-            if (isHalt(verdict)) return { reason: 'halted', output: verdict.halt };
-            if (isSuspend(verdict)) return { reason: 'suspended', payload: verdict.suspend };
-            stage.outcomes[stage.call] = verdict.outcome;
+            const input = postToolHookInput(context, state, stage);
+            const verdict = await hooks.postTool[stage.processor]?.postTool?.(input);
+            if (isStop(verdict)) return endingOfStop(verdict);
+            if (verdict) stage.outcomes[stage.call] = verdict.outcome;
           }
         }
-        appendToolResults(context, state, stage.outcomes);
-        state.iteration++;
-        if (state.iteration >= context.maxIterations) {
-          appendMessage(state, { role: 'user', content: [{ type: 'text', text: SYNTHESIS_INSTRUCTION }] });
-          state.synthesized = true;
-          state.stage = { at: 'model', synthesis: true };
-        } else {
-          state.stage = { at: 'pre', processor: 0 };
-        }
+        endIteration(context, state, stage.outcomes);
         break;
       }
     }
+  }
+}
+
+/** Adds the tool results to the history and starts the next iteration, or the synthesis call at the cap. */
+function endIteration(context: RunContext, state: RunState, outcomes: ToolCallOutcome[]): void {
+  appendToolResults(context, state, outcomes);
+  state.iteration++;
+  if (state.iteration >= context.maxIterations) {
+    appendMessage(state, { role: 'user', content: [{ type: 'text', text: SYNTHESIS_INSTRUCTION }] });
+    state.synthesized = true;
+    state.stage = { at: 'model', synthesis: true };
+  } else {
+    state.stage = { at: 'pre', processor: 0 };
   }
 }
 
@@ -175,129 +140,6 @@ function isBoundary(stage: RunState['stage']): boolean {
     stage.gate.processor === 0 &&
     stage.outcomes.every((outcome) => outcome === null)
   );
-}
-
-/** Appends the model's answer; returns the ending when there are no tool calls to run. */
-function acceptResponse(
-  context: RunContext,
-  state: RunState,
-  response: AssistantMessage,
-  synthesis: boolean,
-): Ending | undefined {
-  const calls = response.content.filter(
-    (part): part is ToolCallPart => part.type === 'tool-call' && !part.providerExecuted,
-  );
-  const files = response.content.filter((part): part is Attachment => part.type === 'image' || part.type === 'file');
-  if (files.length > 0) collectAttachments(context, state, files);
-  if (calls.length === 0 || synthesis) {
-    // A tool call left unanswered would make the history invalid for the next request, so a synthesis answer keeps
-    // its text only.
-    const kept = synthesis
-      ? { ...response, content: response.content.filter((part) => part.type !== 'tool-call') }
-      : response;
-    appendMessage(state, kept);
-    return { reason: synthesis ? 'max-iterations' : 'stop', output: textOfResponse(kept) };
-  }
-  state.iterationStarts.push(state.messages.length);
-  appendMessage(state, response);
-  state.stage = {
-    at: 'tools',
-    calls,
-    gate: { call: 0, processor: 0 },
-    blocked: calls.map(() => null),
-    preset: calls.map(() => null),
-    outcomes: calls.map(() => null),
-  };
-  return undefined;
-}
-
-function appendToolResults(context: RunContext, state: RunState, outcomes: RunStageOutcomes): void {
-  const message: ToolMessage = { role: 'tool', content: [] };
-  for (const outcome of outcomes) {
-    const found = attachmentsOfOutput(outcome.modelOutput);
-    if (found.length > 0) collectAttachments(context, state, found);
-    message.content.push({
-      type: 'tool-result',
-      toolCallId: outcome.toolCallId,
-      toolName: outcome.toolName,
-      output: truncateForHistory(outcome.modelOutput, context.maxToolResultChars),
-    });
-  }
-  appendMessage(state, message);
-}
-
-type RunStageOutcomes = Extract<RunState['stage'], { at: 'postTool' }>['outcomes'];
-
-function collectAttachments(context: RunContext, state: RunState, found: readonly Attachment[]): void {
-  const dropped = addAttachments(state, found, context.attachmentLimits);
-  if (dropped > 0) {
-    const { maxCount, maxBytes } = context.attachmentLimits;
-    warn(
-      context,
-      state,
-      `${dropped} attachment(s) dropped: the caps are ${maxCount} attachments and ${maxBytes} bytes per execution`,
-    );
-  }
-}
-
-async function compress(context: RunContext, state: RunState): Promise<void> {
-  const outcome = await compressHistory(state, { caller: context.compressCaller, signal: context.signal });
-  if (outcome.compressed) {
-    const { result, model } = outcome.response;
-    state.usage = addUsage(state.usage, usageFromV4(result.usage, model.modelId, context.catalog));
-  } else if (outcome.reason === 'failed') {
-    warn(context, state, outcome.warning);
-  }
-}
-
-function noteThinking(context: RunContext, state: RunState, response: AssistantMessage): void {
-  let thinking = '';
-  for (const part of response.content) if (part.type === 'reasoning') thinking += part.text;
-  if (thinking === '') return;
-  state.thinking = thinking;
-  context.emit?.({ type: 'thinking', text: thinking });
-}
-
-function textDelta(context: RunContext) {
-  return (delta: string) => context.emit?.({ type: 'text-delta', delta });
-}
-
-function warn(context: RunContext, state: RunState, message: string): void {
-  state.warnings.push(message);
-  context.emit?.({ type: 'warning', message });
-}
-
-function appendMessage(state: RunState, message: Message): void {
-  state.messages.push(message);
-  state.historyChars += messageChars(message);
-}
-
-function replaceMessages(state: RunState, messages: Message[]): void {
-  state.messages = [...messages];
-  state.historyChars = messages.reduce((total, message) => total + messageChars(message), 0);
-}
-
-function textOfResponse(response: AssistantMessage): string {
-  let text = '';
-  for (const part of response.content) if (part.type === 'text') text += part.text;
-  return text;
-}
-
-// The prompt sent to the model is converted incrementally: each message once, unless the history was replaced.
-function createPromptCache() {
-  let source: Message[] | undefined;
-  let prompt: LanguageModelV4Message[] = [];
-  return {
-    of(messages: Message[]): LanguageModelV4Message[] {
-      if (source !== messages) {
-        source = messages;
-        prompt = toV4Prompt(messages);
-      } else if (prompt.length < messages.length) {
-        for (const message of toV4Prompt(messages.slice(prompt.length))) prompt.push(message);
-      }
-      return prompt;
-    },
-  };
 }
 
 function finish(context: RunContext, state: RunState, ending: Ending): AgentResult {
