@@ -109,6 +109,28 @@ export function isPreamble(part: LanguageModelV4StreamPart): boolean {
   );
 }
 
+/** Reads until the first content part: failures before it can still be retried without the caller noticing. */
+export async function readPreamble(
+  reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>,
+  guard: Pick<AttemptSignal, 'race'>,
+): Promise<LanguageModelV4StreamPart[]> {
+  const buffered: LanguageModelV4StreamPart[] = [];
+  for (;;) {
+    const { done, value } = await guard.race(reader.read()).catch(async (error: unknown) => {
+      await reader.cancel(error).catch(() => {});
+      throw error;
+    });
+    if (done) break;
+    if (value.type === 'error') {
+      await reader.cancel().catch(() => {});
+      throw value.error;
+    }
+    buffered.push(value);
+    if (!isPreamble(value)) break;
+  }
+  return buffered;
+}
+
 /**
  * A stream that yields `buffered` and then the rest of `reader`, erroring as soon as the attempt's signal aborts,
  * and calling `onClose` once when it ends for any reason.

@@ -8,7 +8,7 @@ import type {
 import { sleep as defaultSleep } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
-import { type AttemptSignal, attemptSignal, isPreamble, resumeStream } from './attempt.ts';
+import { type AttemptSignal, attemptSignal, readPreamble, resumeStream } from './attempt.ts';
 import { capabilitiesOf, capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
 import { type ModelErrorClass, toModelError } from './classify-error.ts';
 
@@ -88,111 +88,171 @@ export type ModelCaller = {
  * const { result } = await caller.generate({ prompt });
  */
 export function createModelCaller(chain: ModelChain, options: ModelCallerOptions = {}): ModelCaller {
-  const policy = {
+  const retrying: Retrying = {
+    policy: resolvePolicy(options),
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+  };
+  const modelsFor = createModelSelector(chain, options.catalog);
+  return {
+    generate: (request, call = {}) => callChain(() => modelsFor(request), call, retrying, generateAttempt(request)),
+    stream: (request, call = {}) => callChain(() => modelsFor(request), call, retrying, streamAttempt(request)),
+  };
+}
+
+/** The policy with its defaults filled in, and what waits between attempts. */
+type Retrying = {
+  policy: Required<CallPolicy>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+};
+
+/** One attempt at a call on one model. */
+type Attempt<T> = (model: LanguageModelV4, guard: AttemptSignal) => Promise<T>;
+
+/** A call in progress: what it runs on each attempt and what its attempts have done so far. */
+type CallRun<T> = {
+  call: CallOptions;
+  retrying: Retrying;
+  once: Attempt<T>;
+  attempts: number;
+  retries: RetryEvent[];
+  lastError: AgencyError | undefined;
+};
+
+function resolvePolicy(options: CallPolicy): Required<CallPolicy> {
+  return {
     timeoutMs: options.timeoutMs ?? 120_000,
     maxRetries: options.maxRetries ?? 2,
     initialDelayMs: options.initialDelayMs ?? 1000,
     maxDelayMs: options.maxDelayMs ?? 30_000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
   };
-  const sleep = options.sleep ?? defaultSleep;
-  const random = options.random ?? Math.random;
+}
+
+// What a request needs is found by walking its whole prompt, which grows with every step of a run. A chain whose
+// models declare no limits (custom and replayed models have no catalog row) can serve any request, so the walk is
+// skipped for it. Models' ids are fixed, so the chain is checked once.
+function createModelSelector(
+  chain: ModelChain,
+  catalog: ModelCatalog | undefined,
+): (request: ModelRequest) => LanguageModelV4[] {
   let servesAnything: LanguageModelV4[] | undefined;
+  return (request) => {
+    servesAnything ??= unlimitedModels(chain, catalog);
+    return servesAnything.length > 0 ? servesAnything : capableModels(chain, needsOf(request), catalog);
+  };
+}
 
-  // What a request needs is found by walking its whole prompt, which grows with every step of a run. A chain whose
-  // models declare no limits (custom and replayed models have no catalog row) can serve any request, so the walk is
-  // skipped for it. Models' ids are fixed, so the chain is checked once.
-  function modelsFor(request: ModelRequest): LanguageModelV4[] {
-    servesAnything ??= unlimitedModels(chain, options.catalog);
-    return servesAnything.length > 0 ? servesAnything : capableModels(chain, needsOf(request), options.catalog);
+/** Walks the fallback chain until a model answers; throws the last error, with every attempt, when none does. */
+async function callChain<T>(
+  modelsFor: () => LanguageModelV4[],
+  call: CallOptions,
+  retrying: Retrying,
+  once: Attempt<T>,
+): Promise<T & CallOutcome> {
+  const models = modelsFor();
+  const run: CallRun<T> = { call, retrying, once, attempts: 0, retries: [], lastError: undefined };
+  for (let index = 0; index < models.length; index++) {
+    const model = models[index] as LanguageModelV4;
+    const answered = await callModel(run, model, models[index + 1]);
+    if (answered) return { ...answered.value, model, attempts: run.attempts, retries: run.retries };
   }
+  throw withAttempts(run.lastError, run.attempts, run.retries);
+}
 
-  async function run<T>(
-    request: ModelRequest,
-    call: CallOptions,
-    once: (model: LanguageModelV4, guard: AttemptSignal) => Promise<T>,
-  ): Promise<T & CallOutcome> {
-    const models = modelsFor(request);
-    const retries: RetryEvent[] = [];
-    let attempts = 0;
-    let lastError: AgencyError | undefined;
-    for (let index = 0; index < models.length; index++) {
-      const model = models[index] as LanguageModelV4;
-      const what = () => `${modelName(model)} call`;
-      for (let attempt = 1; attempt <= policy.maxRetries + 1; attempt++) {
-        attempts++;
-        const guard = attemptSignal(policy.timeoutMs, call.signal, what);
-        try {
-          const value = await once(model, guard);
-          return { ...value, model, attempts, retries };
-        } catch (thrown) {
-          guard.dispose();
-          const error = toModelError(thrown, model);
-          if (call.signal?.aborted || error.code === 'aborted') throw error;
-          lastError = error;
-          const retryAfterMs = error.details?.retryAfterMs as number | undefined;
-          const canRetry =
-            error.retryable && attempt <= policy.maxRetries && (retryAfterMs ?? 0) <= policy.maxRetryAfterMs;
-          const next = canRetry ? model : models[index + 1];
-          if (!next) break;
-          const delayMs = canRetry ? (retryAfterMs ?? backoff(attempt)) : 0;
-          const event: RetryEvent = {
-            model: modelName(model),
-            attempt,
-            errorClass: error.code === 'model_timeout' ? 'timeout' : errorClassOf(error),
-            code: error.code,
-            message: error.message,
-            delayMs,
-            ...(next === model ? {} : { fallbackTo: modelName(next) }),
-          };
-          retries.push(event);
-          call.onRetry?.(event);
-          if (delayMs > 0) await sleep(delayMs, call.signal);
-          if (!canRetry) break;
-        }
-      }
+/**
+ * Tries one model until it answers or gives up on it. Resolves undefined when the call should move on to `fallback`
+ * (or fail, when there is none); throws at once when the call is aborted.
+ */
+async function callModel<T>(
+  run: CallRun<T>,
+  model: LanguageModelV4,
+  fallback: LanguageModelV4 | undefined,
+): Promise<{ value: T } | undefined> {
+  const { call, retrying, once } = run;
+  const what = () => `${modelName(model)} call`;
+  for (let attempt = 1; attempt <= retrying.policy.maxRetries + 1; attempt++) {
+    run.attempts++;
+    const guard = attemptSignal(retrying.policy.timeoutMs, call.signal, what);
+    try {
+      return { value: await once(model, guard) };
+    } catch (thrown) {
+      guard.dispose();
+      const error = toModelError(thrown, model);
+      if (call.signal?.aborted || error.code === 'aborted') throw error;
+      run.lastError = error;
+      const { retry, delayMs } = nextStep(error, attempt, retrying);
+      const next = retry ? model : fallback;
+      if (!next) return undefined;
+      const event = retryEvent(error, model, attempt, delayMs, next);
+      run.retries.push(event);
+      call.onRetry?.(event);
+      if (delayMs > 0) await retrying.sleep(delayMs, call.signal);
+      if (!retry) return undefined;
     }
-    throw withAttempts(lastError, attempts, retries);
   }
+  return undefined;
+}
 
-  function backoff(attempt: number): number {
-    const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
-    return Math.round(ceiling / 2 + random() * (ceiling / 2));
-  }
+/**
+ * Whether a failed attempt is retried on the same model, and after how long: `retry-after` when the provider sent
+ * one short enough to wait for, otherwise exponential backoff with jitter. A move to the next model waits for nothing.
+ */
+function nextStep(error: AgencyError, attempt: number, retrying: Retrying): { retry: boolean; delayMs: number } {
+  const { policy } = retrying;
+  const retryAfterMs = error.details?.retryAfterMs as number | undefined;
+  const retry = error.retryable && attempt <= policy.maxRetries && (retryAfterMs ?? 0) <= policy.maxRetryAfterMs;
+  return { retry, delayMs: retry ? (retryAfterMs ?? backoff(attempt, retrying)) : 0 };
+}
 
+function backoff(attempt: number, { policy, random }: Retrying): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+function retryEvent(
+  error: AgencyError,
+  model: LanguageModelV4,
+  attempt: number,
+  delayMs: number,
+  next: LanguageModelV4,
+): RetryEvent {
   return {
-    generate: (request, call = {}) =>
-      run(request, call, async (model, guard) => {
-        try {
-          return { result: await guard.race(model.doGenerate({ ...request, abortSignal: guard.signal })) };
-        } finally {
-          guard.dispose();
-        }
-      }),
-    stream: (request, call = {}) =>
-      run(request, call, async (model, guard) => {
-        const opened = await guard.race(model.doStream({ ...request, abortSignal: guard.signal }));
-        const reader = opened.stream.getReader();
-        const buffered: LanguageModelV4StreamPart[] = [];
-        // Read until the first content part: failures before it can still be retried without the caller noticing.
-        for (;;) {
-          const { done, value } = await guard.race(reader.read()).catch(async (error: unknown) => {
-            await reader.cancel(error).catch(() => {});
-            throw error;
-          });
-          if (done) break;
-          if (value.type === 'error') {
-            await reader.cancel().catch(() => {});
-            throw value.error;
-          }
-          buffered.push(value);
-          if (!isPreamble(value)) break;
-        }
-        return {
-          stream: resumeStream(buffered, reader, guard, guard.dispose),
-          ...(opened.response ? { response: opened.response } : {}),
-        };
-      }),
+    model: modelName(model),
+    attempt,
+    errorClass: error.code === 'model_timeout' ? 'timeout' : errorClassOf(error),
+    code: error.code,
+    message: error.message,
+    delayMs,
+    ...(next === model ? {} : { fallbackTo: modelName(next) }),
+  };
+}
+
+function generateAttempt(request: ModelRequest): Attempt<{ result: LanguageModelV4GenerateResult }> {
+  return async (model, guard) => {
+    try {
+      return { result: await guard.race(model.doGenerate({ ...request, abortSignal: guard.signal })) };
+    } finally {
+      guard.dispose();
+    }
+  };
+}
+
+type OpenedStream = {
+  stream: ReadableStream<LanguageModelV4StreamPart>;
+  response?: LanguageModelV4StreamResult['response'];
+};
+
+function streamAttempt(request: ModelRequest): Attempt<OpenedStream> {
+  return async (model, guard) => {
+    const opened = await guard.race(model.doStream({ ...request, abortSignal: guard.signal }));
+    const reader = opened.stream.getReader();
+    const buffered = await readPreamble(reader, guard);
+    return {
+      stream: resumeStream(buffered, reader, guard, guard.dispose),
+      ...(opened.response ? { response: opened.response } : {}),
+    };
   };
 }
 

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { descendantsOf, freeze, type ProcessRef, signalProcess } from './process-tree.ts';
 import type { WrappedCommand } from './sandbox.ts';
 
@@ -40,81 +41,23 @@ const DRAIN_MS = 500;
 export function spawnCapture(command: WrappedCommand, options: CaptureOptions): Promise<CaptureResult> {
   const started = options.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command.file, command.args, {
-      cwd: command.cwd,
-      env: command.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnInOwnGroup(command);
     const stdout = createSink(options.stdoutLimitBytes);
     const stderr = createSink(options.stderrLimitBytes);
     child.stdout.on('data', stdout.push);
     child.stderr.on('data', stderr.push);
     child.stdin.on('error', () => {}); // the command may exit without reading its input
     child.stdin.end(options.stdin);
-
-    let timedOut = false;
-    let aborted = false;
-    let stopping = false;
-    const below: ProcessRef[] = [];
-    const timers: NodeJS.Timeout[] = [];
-    const running = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
-    // Signals the command, its process group, and every process below it. The command is frozen while its tree is
-    // listed: bwrap's sandbox leaves the group early in setup and only arms its die-with-parent signal at the end,
-    // so a sandbox forked during the listing and then orphaned would keep running.
-    const signalTree = async (signal: NodeJS.Signals) => {
-      if (running() && child.pid !== undefined) {
-        await freeze(child.pid);
-        below.push(...descendantsOf(child.pid));
-      }
-      signalLeftovers(signal);
-      if (running()) child.kill(signal);
-      if (running()) child.kill('SIGCONT');
-    };
-    const signalLeftovers = (signal: NodeJS.Signals) => {
-      killGroup(child.pid, signal);
-      for (const process_ of below) signalProcess(process_, signal);
-    };
-    const stop = () => {
-      if (stopping) return;
-      stopping = true;
-      void signalTree('SIGTERM');
-      timers.push(setTimeout(() => void signalTree('SIGKILL'), options.killGraceMs));
-    };
-    const onAbort = () => {
-      aborted = true;
-      stop();
-    };
-    timers.push(
-      setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, options.timeoutMs),
-    );
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    const cleanup = () => {
-      for (const timer of timers) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
+    const supervisor = superviseProcess(child, options);
 
     child.once('error', (error) => {
       if (child.pid !== undefined) return; // a failed kill; the process itself still reports its exit
-      cleanup();
+      supervisor.cleanup();
       reject(error);
     });
-    child.once('exit', () => {
-      // Whatever the command leaves behind in its group, or (after a stop) anywhere below it, dies with it.
-      signalLeftovers('SIGKILL');
-      timers.push(
-        setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-        }, DRAIN_MS),
-      );
-    });
+    child.once('exit', supervisor.afterExit);
     child.once('close', (exitCode, signal) => {
-      cleanup();
+      supervisor.cleanup();
       resolve({
         exitCode,
         signal,
@@ -122,12 +65,93 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
         stderr: stderr.text(),
         stdoutTruncated: stdout.truncated(),
         stderrTruncated: stderr.truncated(),
-        timedOut,
-        aborted,
+        timedOut: supervisor.timedOut(),
+        aborted: supervisor.aborted(),
         durationMs: Math.round(options.now() - started),
       });
     });
   });
+}
+
+type PipedProcess = ChildProcessByStdio<Writable, Readable, Readable>;
+
+function spawnInOwnGroup(command: WrappedCommand): PipedProcess {
+  return spawn(command.file, command.args, {
+    cwd: command.cwd,
+    env: command.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Stops the command's tree on timeout or abort: SIGTERM, then SIGKILL after `killGraceMs`. `afterExit` kills what the
+ * command left behind and closes its pipes once they have had time to drain; `cleanup` clears every timer.
+ */
+function superviseProcess(child: PipedProcess, options: CaptureOptions) {
+  let timedOut = false;
+  let aborted = false;
+  let stopping = false;
+  const timers: NodeJS.Timeout[] = [];
+  const tree = createTreeSignaller(child);
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void tree.signalTree('SIGTERM');
+    timers.push(setTimeout(() => void tree.signalTree('SIGKILL'), options.killGraceMs));
+  };
+  const onAbort = () => {
+    aborted = true;
+    stop();
+  };
+  timers.push(
+    setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs),
+  );
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    timedOut: () => timedOut,
+    aborted: () => aborted,
+    afterExit: () => {
+      // Whatever the command leaves behind in its group, or (after a stop) anywhere below it, dies with it.
+      tree.signalLeftovers('SIGKILL');
+      timers.push(
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, DRAIN_MS),
+      );
+    },
+    cleanup: () => {
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+function createTreeSignaller(child: PipedProcess) {
+  const below: ProcessRef[] = [];
+  const running = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+  const signalLeftovers = (signal: NodeJS.Signals) => {
+    killGroup(child.pid, signal);
+    for (const process_ of below) signalProcess(process_, signal);
+  };
+  // Signals the command, its process group, and every process below it. The command is frozen while its tree is
+  // listed: bwrap's sandbox leaves the group early in setup and only arms its die-with-parent signal at the end,
+  // so a sandbox forked during the listing and then orphaned would keep running.
+  const signalTree = async (signal: NodeJS.Signals) => {
+    if (running() && child.pid !== undefined) {
+      await freeze(child.pid);
+      below.push(...descendantsOf(child.pid));
+    }
+    signalLeftovers(signal);
+    if (running()) child.kill(signal);
+    if (running()) child.kill('SIGCONT');
+  };
+  return { signalTree, signalLeftovers };
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
