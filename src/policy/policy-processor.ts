@@ -38,6 +38,18 @@ export type PolicyProcessorOptions = {
 
 type Hook = { resumeData?: JsonValue };
 type Pending = { suspend: JsonValue };
+// undefined = go ahead unchanged, { patch } = go ahead changed, { deny } = refuse, or suspend.
+type Settled = { patch: unknown } | { deny: string } | Pending | undefined;
+type ApprovalFields = Omit<ApprovalRequest, 'kind' | 'reason' | 'ruleId'>;
+
+type Settler = {
+  policy: Policy;
+  audited: { onAudit?: AuditSink };
+  onAudit: AuditSink | undefined;
+  onApproval: PolicyProcessorOptions['onApproval'];
+  redactor: Redactor;
+  now: () => number;
+};
 
 /**
  * An agency `Processor` (structurally; pass it in `processors`) that enforces a policy in the agent loop. It is
@@ -71,57 +83,19 @@ export function policyProcessor(policy: Policy, options: PolicyProcessorOptions 
   for (const tool of options.tools ?? []) effects.set(tool.name, tool.effects);
   const audited = onAudit ? { onAudit } : {};
   const toolOf = (name: string) => ({ name, effects: effects.get(name) ?? ('exec' as const) });
-
-  // Settles a decision: undefined = go ahead unchanged, { patch } = go ahead changed, { deny } = refuse, or suspend.
-  const settle = async (
-    request: PolicyRequest,
-    resumeData: JsonValue | undefined,
-    approval: Omit<ApprovalRequest, 'kind' | 'reason' | 'ruleId'>,
-  ): Promise<{ patch: unknown } | { deny: string } | Pending | undefined> => {
-    if (resumeData !== undefined) {
-      const answer = parseAnswer(resumeData);
-      if (answer.approved) return applied(policy.evaluate(request, { ...audited, approved: true }));
-      const decision = policy.evaluate(request, { dryRun: true });
-      return denyApproval(
-        request,
-        decision.outcome === 'require-approval' ? decision.ruleId : 'approval',
-        answer.reason,
-      );
-    }
-    const decision = policy.evaluate(request, audited);
-    if (decision.outcome !== 'require-approval') return applied(decision);
-    const asked: ApprovalRequest = { kind: 'approval', ...approval, reason: decision.reason, ruleId: decision.ruleId };
-    if (!onApproval) return { suspend: asked as JsonValue };
-    const answer = parseAnswer(await onApproval(asked));
-    if (!answer.approved) return denyApproval(request, decision.ruleId, answer.reason);
-    return applied(policy.evaluate(request, { ...audited, approved: true }));
-  };
-
-  const denyApproval = (request: PolicyRequest, ruleId: string, why: string | undefined) => {
-    const reason = redactor.redactText(why ? `approval denied: ${why}` : 'approval denied');
-    const target = request.kind === 'tool-call' || request.kind === 'tool-output' ? request.tool.name : request.kind;
-    onAudit?.({
-      type: 'policy.blocked',
-      ruleId,
-      kind: request.kind,
-      target,
-      reason,
-      at: new Date(now()).toISOString(),
-    });
-    return { deny: reason };
-  };
+  const settler: Settler = { policy, audited, onAudit, onApproval, redactor, now };
 
   return {
     name: 'policy',
     async pre({ messages, resumeData }) {
-      const settled = await settle({ kind: 'model-input', messages }, resumeData, { stage: 'model-input' });
+      const settled = await settle(settler, { kind: 'model-input', messages }, resumeData, { stage: 'model-input' });
       if (!settled || 'suspend' in settled) return settled;
       if ('deny' in settled) return { halt: `The request was blocked by policy: ${settled.deny}` };
       return { messages: settled.patch as Message[] };
     },
     async preTool({ call, resumeData }) {
       const request: PolicyRequest = { kind: 'tool-call', tool: toolOf(call.toolName), input: call.input };
-      const settled = await settle(request, resumeData, {
+      const settled = await settle(settler, request, resumeData, {
         stage: 'tool-call',
         tool: call.toolName,
         toolCallId: call.toolCallId,
@@ -138,7 +112,7 @@ export function policyProcessor(policy: Policy, options: PolicyProcessorOptions 
         input: call.input,
         output: outcome.modelOutput,
       };
-      const settled = await settle(request, resumeData, {
+      const settled = await settle(settler, request, resumeData, {
         stage: 'tool-output',
         tool: call.toolName,
         toolCallId: call.toolCallId,
@@ -148,6 +122,58 @@ export function policyProcessor(policy: Policy, options: PolicyProcessorOptions 
       return { outcome: { ...outcome, modelOutput: settled.patch as ToolResultOutput } };
     },
   };
+}
+
+// Evaluates a request, asking for approval when a rule requires it: `onApproval` in-process, else by suspending.
+async function settle(
+  settler: Settler,
+  request: PolicyRequest,
+  resumeData: JsonValue | undefined,
+  approval: ApprovalFields,
+): Promise<Settled> {
+  if (resumeData !== undefined) return settleResumed(settler, request, resumeData);
+  const { policy, audited, onApproval } = settler;
+  const decision = policy.evaluate(request, audited);
+  if (decision.outcome !== 'require-approval') return applied(decision);
+  const asked: ApprovalRequest = { kind: 'approval', ...approval, reason: decision.reason, ruleId: decision.ruleId };
+  if (!onApproval) return { suspend: asked as JsonValue };
+  const answer = parseAnswer(await onApproval(asked));
+  if (!answer.approved) return denyApproval(settler, request, decision.ruleId, answer.reason);
+  return applied(policy.evaluate(request, { ...audited, approved: true }));
+}
+
+// A resumed run carries the answer to its suspension. A denial is audited under the rule that asked, found by a dry
+// run, which takes no rate-limit token and emits no audit event for a call that will not go ahead.
+function settleResumed(settler: Settler, request: PolicyRequest, resumeData: JsonValue): Settled {
+  const { policy, audited } = settler;
+  const answer = parseAnswer(resumeData);
+  if (answer.approved) return applied(policy.evaluate(request, { ...audited, approved: true }));
+  const decision = policy.evaluate(request, { dryRun: true });
+  return denyApproval(
+    settler,
+    request,
+    decision.outcome === 'require-approval' ? decision.ruleId : 'approval',
+    answer.reason,
+  );
+}
+
+function denyApproval(
+  { onAudit, redactor, now }: Settler,
+  request: PolicyRequest,
+  ruleId: string,
+  why: string | undefined,
+): { deny: string } {
+  const reason = redactor.redactText(why ? `approval denied: ${why}` : 'approval denied');
+  const target = request.kind === 'tool-call' || request.kind === 'tool-output' ? request.tool.name : request.kind;
+  onAudit?.({
+    type: 'policy.blocked',
+    ruleId,
+    kind: request.kind,
+    target,
+    reason,
+    at: new Date(now()).toISOString(),
+  });
+  return { deny: reason };
 }
 
 function applied(decision: PolicyDecision): { patch: unknown } | { deny: string } | undefined {

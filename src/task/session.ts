@@ -69,38 +69,13 @@ export type SessionParts = {
 /** Wires a run's parts together. */
 export function createSession(parts: SessionParts): Session {
   const { paths, spec, journal, stateStore, fold, listeners, now } = parts;
-  const budgets = createBudgetTracker(
-    spec.budgets,
-    {
-      usage: fold.usage,
-      steps: fold.modelCalls,
-      consecutiveToolSteps: fold.consecutiveToolSteps,
-      elapsedMs: fold.elapsedMs,
-    },
-    now,
-  );
-  const state: StateFile = {
-    version: STATE_VERSION,
-    task_id: spec.task_id,
-    loop: parts.loop,
-    phase: fold.phase,
-    status: 'running',
-    plan_sig: fold.planSig,
-    approved_plan_sig: fold.approvedPlanSig,
-    last_step_id: null,
-    last_seq: fold.lastSeq,
-    steps_done: fold.finishedSteps.size,
-    verify_attempts: fold.verifyAttempts,
-    budgets: { limits: spec.budgets, remaining: budgets.remaining() },
-    usage: usageToJson(budgets.usage),
-    finish_reason: null,
-    started_at: parts.startedAt,
-    updated_at: new Date(now()).toISOString(),
-  };
+  const budgets = budgetsFromFold(spec, fold, now);
+  const state = initialState(parts, budgets);
   let stopReason: StopReason | undefined;
   const warnings: string[] = [];
   const stopping = new AbortController();
   const signal = AbortSignal.any([parts.signal, stopping.signal]);
+  const durable: DurableParts = { journal, stateStore, spec, budgets, state, now };
 
   const session: Session = {
     paths,
@@ -116,35 +91,16 @@ export function createSession(parts: SessionParts): Session {
     warnings,
     redact: parts.redact,
     emit(event) {
-      const frame = journal.append(event);
-      for (const listener of listeners) {
-        try {
-          listener(frame);
-        } catch {
-          // A listener's failure must not break the run or the journal.
-        }
-      }
-      return frame;
+      return emitToListeners(journal, listeners, event);
     },
-    async boundary(changes = {}) {
-      await journal.flush();
-      Object.assign(state, changes);
-      state.last_seq = journal.durableSeq;
-      state.usage = usageToJson(budgets.usage);
-      state.budgets = { limits: spec.budgets, remaining: budgets.remaining() };
-      state.updated_at = new Date(now()).toISOString();
-      await stateStore.write(state);
+    boundary(changes = {}) {
+      return writeBoundary(durable, changes);
     },
     get stopReason() {
       return stopReason;
     },
-    async checkStop() {
-      if (stopReason) throw runStop(stopReason);
-      if (parts.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
-      if (await stat(paths.stop).catch(() => undefined))
-        throw runStop('stopped', `${paths.stop} exists: the run stops here`);
-      const wall = budgets.checkWallClock();
-      if (wall) throw runStop(wall, `The wall-clock budget of ${spec.budgets.max_wall_clock_ms} ms is spent`);
+    checkStop() {
+      return checkStopConditions(parts, budgets, stopReason);
     },
     requestStop(reason) {
       if (stopReason) return;
@@ -163,6 +119,92 @@ export function createSession(parts: SessionParts): Session {
     },
   };
   return session;
+}
+
+type BoundaryChanges = NonNullable<Parameters<Session['boundary']>[0]>;
+
+type DurableParts = {
+  journal: Journal;
+  stateStore: StateStore;
+  spec: SpecFile;
+  budgets: BudgetTracker;
+  state: StateFile;
+  now: () => number;
+};
+
+// Budgets resume from what the journal says earlier processes of this run already spent.
+function budgetsFromFold(spec: SpecFile, fold: JournalFold, now: () => number): BudgetTracker {
+  return createBudgetTracker(
+    spec.budgets,
+    {
+      usage: fold.usage,
+      steps: fold.modelCalls,
+      consecutiveToolSteps: fold.consecutiveToolSteps,
+      elapsedMs: fold.elapsedMs,
+    },
+    now,
+  );
+}
+
+function initialState(parts: SessionParts, budgets: BudgetTracker): StateFile {
+  const { spec, fold, now } = parts;
+  return {
+    version: STATE_VERSION,
+    task_id: spec.task_id,
+    loop: parts.loop,
+    phase: fold.phase,
+    status: 'running',
+    plan_sig: fold.planSig,
+    approved_plan_sig: fold.approvedPlanSig,
+    last_step_id: null,
+    last_seq: fold.lastSeq,
+    steps_done: fold.finishedSteps.size,
+    verify_attempts: fold.verifyAttempts,
+    budgets: { limits: spec.budgets, remaining: budgets.remaining() },
+    usage: usageToJson(budgets.usage),
+    finish_reason: null,
+    started_at: parts.startedAt,
+    updated_at: new Date(now()).toISOString(),
+  };
+}
+
+function emitToListeners(journal: Journal, listeners: Set<RunListener>, event: EventInput): EventFrame {
+  const frame = journal.append(event);
+  for (const listener of listeners) {
+    try {
+      listener(frame);
+    } catch {
+      // A listener's failure must not break the run or the journal.
+    }
+  }
+  return frame;
+}
+
+// The journal is flushed before `state.json` is replaced, so the state never points past what is durable.
+async function writeBoundary(
+  { journal, stateStore, spec, budgets, state, now }: DurableParts,
+  changes: BoundaryChanges,
+): Promise<void> {
+  await journal.flush();
+  Object.assign(state, changes);
+  state.last_seq = journal.durableSeq;
+  state.usage = usageToJson(budgets.usage);
+  state.budgets = { limits: spec.budgets, remaining: budgets.remaining() };
+  state.updated_at = new Date(now()).toISOString();
+  await stateStore.write(state);
+}
+
+async function checkStopConditions(
+  parts: SessionParts,
+  budgets: BudgetTracker,
+  stopReason: StopReason | undefined,
+): Promise<void> {
+  if (stopReason) throw runStop(stopReason);
+  if (parts.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
+  if (await stat(parts.paths.stop).catch(() => undefined))
+    throw runStop('stopped', `${parts.paths.stop} exists: the run stops here`);
+  const wall = budgets.checkWallClock();
+  if (wall) throw runStop(wall, `The wall-clock budget of ${parts.spec.budgets.max_wall_clock_ms} ms is spent`);
 }
 
 /** A message for an unexpected failure, for the journal's `error` frame. */

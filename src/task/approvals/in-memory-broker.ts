@@ -36,6 +36,16 @@ export type InMemoryBroker = ApprovalBroker & {
 
 type Waiter = { report: (invalid: InvalidDecision, key: string) => void; settle: (outcome: ApprovalOutcome) => void };
 
+type BrokerState = {
+  readonly requests: Map<string, ApprovalRequest>;
+  readonly accepted: Map<string, ApprovalDecision>;
+  readonly latestInvalid: Map<string, { invalid: InvalidDecision; key: string }>;
+  readonly waiters: Map<string, Set<Waiter>>;
+  readonly now: () => number;
+  readonly pollMs: number;
+  readonly mode: ApprovalMode;
+};
+
 /**
  * Creates an in-memory approval broker with the file broker's semantics: idempotent submit, decisions bound to
  * `plan_sig` / `args_digest`, the first valid decision stands, expiry at `expires_at`.
@@ -48,109 +58,141 @@ type Waiter = { report: (invalid: InvalidDecision, key: string) => void; settle:
  * await waiting; // { decision: 'approved', decidedBy: 'ana', … }
  */
 export function createInMemoryBroker({ now = Date.now, pollMs = 250, mode = 'file' }: InMemoryBrokerOptions = {}) {
-  const requests = new Map<string, ApprovalRequest>();
-  const accepted = new Map<string, ApprovalDecision>();
-  const latestInvalid = new Map<string, { invalid: InvalidDecision; key: string }>();
-  const waiters = new Map<string, Set<Waiter>>();
-  const fileOf = (id: string) => `progress/approvals/decisions/${id}.json`;
-
-  const accept = (decision: ApprovalDecision) => {
-    accepted.set(decision.id, decision);
-    for (const waiter of waiters.get(decision.id) ?? []) waiter.settle(toOutcome(decision));
+  const state: BrokerState = {
+    requests: new Map(),
+    accepted: new Map(),
+    latestInvalid: new Map(),
+    waiters: new Map(),
+    now,
+    pollMs,
+    mode,
   };
 
   const broker: InMemoryBroker = {
     async submit(request) {
-      const parsed = approvalRequestSchema.safeParse(request);
-      if (!parsed.success) throw new AgencyError('invalid_argument', `Not a valid approval request: ${parsed.error}`);
-      const existing = requests.get(request.id);
-      if (existing === undefined) return void requests.set(request.id, parsed.data);
-      if (canonicalJson(existing) !== canonicalJson(parsed.data)) {
-        throw new AgencyError('invalid_argument', `A different request already has id ${request.id}`);
-      }
+      submitRequest(state, request);
     },
 
     decide(id, raw) {
-      const request = requests.get(id);
-      const check: DecisionCheck =
-        typeof raw === 'string' ? checkDecisionText(raw, id, request) : checkDecision(raw, id, request);
-      const first = accepted.get(id);
-      if (first === undefined && check.ok) return void accept(check.decision);
-      if (first !== undefined && check.ok && sameDecision(check.decision, first)) return undefined;
-      const problem = check.ok ? conflictProblem(first as ApprovalDecision) : check.problem;
-      const invalid: InvalidDecision = { id, file: fileOf(id), problem };
-      const key = keyOf(raw);
-      if (first === undefined) latestInvalid.set(id, { invalid, key });
-      for (const waiter of waiters.get(id) ?? []) waiter.report(invalid, key);
-      return invalid;
+      return recordDecision(state, id, raw);
     },
 
     await(id, options) {
-      return awaitInMemory(id, options);
+      return awaitInMemory(state, id, options);
     },
 
     async get(id) {
-      const request = requests.get(id);
-      const decision = accepted.get(id);
-      const invalid = decision === undefined ? latestInvalid.get(id)?.invalid : undefined;
-      return {
-        ...(request === undefined ? {} : { request }),
-        ...(decision === undefined ? {} : { decision }),
-        ...(invalid === undefined ? {} : { invalid }),
-      };
+      return snapshotOf(state, id);
     },
 
     async pending() {
+      const { requests, accepted } = state;
       return [...requests.values()].filter((request) => !accepted.has(request.id)).sort((a, b) => cmp(a.id, b.id));
     },
   };
 
-  async function awaitInMemory(id: string, { signal, onInvalid }: AwaitApprovalOptions = {}) {
-    const request = requests.get(id);
-    if (request === undefined) throw new AgencyError('approval_not_found', `No approval request has id ${id}`);
-    if (signal?.aborted) throw abortedError(signal);
-    const first = accepted.get(id);
-    if (first !== undefined) return toOutcome(first);
-    if (mode === 'auto' && !latestInvalid.has(id)) {
-      accept(systemDecision(request, 'approved', 'auto', now()));
-      return toOutcome(accepted.get(id) as ApprovalDecision);
-    }
-
-    return new Promise<ApprovalOutcome>((resolve, reject) => {
-      const reported = new Set<string>();
-      const done = () => {
-        clearInterval(timer);
-        signal?.removeEventListener('abort', onAbort);
-        waiters.get(id)?.delete(waiter);
-      };
-      const onAbort = () => {
-        done();
-        reject(abortedError(signal));
-      };
-      const waiter: Waiter = {
-        report(invalid, key) {
-          if (reported.has(key)) return;
-          reported.add(key);
-          onInvalid?.(invalid);
-        },
-        settle(outcome) {
-          done();
-          resolve(outcome);
-        },
-      };
-      const checkExpiry = () => {
-        if (now() >= Date.parse(request.expires_at)) accept(systemDecision(request, 'expired', 'agency', now()));
-      };
-      const timer = setInterval(checkExpiry, pollMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      waiters.set(id, (waiters.get(id) ?? new Set()).add(waiter));
-      const pendingInvalid = latestInvalid.get(id);
-      if (pendingInvalid !== undefined) waiter.report(pendingInvalid.invalid, pendingInvalid.key);
-      checkExpiry();
-    });
-  }
-
   return broker;
+}
+
+function submitRequest({ requests }: BrokerState, request: ApprovalRequest): void {
+  const parsed = approvalRequestSchema.safeParse(request);
+  if (!parsed.success) throw new AgencyError('invalid_argument', `Not a valid approval request: ${parsed.error}`);
+  const existing = requests.get(request.id);
+  if (existing === undefined) return void requests.set(request.id, parsed.data);
+  if (canonicalJson(existing) !== canonicalJson(parsed.data)) {
+    throw new AgencyError('invalid_argument', `A different request already has id ${request.id}`);
+  }
+}
+
+function acceptDecision({ accepted, waiters }: BrokerState, decision: ApprovalDecision): void {
+  accepted.set(decision.id, decision);
+  for (const waiter of waiters.get(decision.id) ?? []) waiter.settle(toOutcome(decision));
+}
+
+function recordDecision(state: BrokerState, id: string, raw: unknown): InvalidDecision | undefined {
+  const request = state.requests.get(id);
+  const check: DecisionCheck =
+    typeof raw === 'string' ? checkDecisionText(raw, id, request) : checkDecision(raw, id, request);
+  const first = state.accepted.get(id);
+  if (first === undefined && check.ok) return void acceptDecision(state, check.decision);
+  if (first !== undefined && check.ok && sameDecision(check.decision, first)) return undefined;
+  const problem = check.ok ? conflictProblem(first as ApprovalDecision) : check.problem;
+  const invalid: InvalidDecision = { id, file: decisionFileOf(id), problem };
+  const key = keyOf(raw);
+  if (first === undefined) state.latestInvalid.set(id, { invalid, key });
+  for (const waiter of state.waiters.get(id) ?? []) waiter.report(invalid, key);
+  return invalid;
+}
+
+function snapshotOf({ requests, accepted, latestInvalid }: BrokerState, id: string) {
+  const request = requests.get(id);
+  const decision = accepted.get(id);
+  const invalid = decision === undefined ? latestInvalid.get(id)?.invalid : undefined;
+  return {
+    ...(request === undefined ? {} : { request }),
+    ...(decision === undefined ? {} : { decision }),
+    ...(invalid === undefined ? {} : { invalid }),
+  };
+}
+
+async function awaitInMemory(state: BrokerState, id: string, { signal, onInvalid }: AwaitApprovalOptions = {}) {
+  const request = state.requests.get(id);
+  if (request === undefined) throw new AgencyError('approval_not_found', `No approval request has id ${id}`);
+  if (signal?.aborted) throw abortedError(signal);
+  const first = state.accepted.get(id);
+  if (first !== undefined) return toOutcome(first);
+  if (state.mode === 'auto' && !state.latestInvalid.has(id)) {
+    acceptDecision(state, systemDecision(request, 'approved', 'auto', state.now()));
+    return toOutcome(state.accepted.get(id) as ApprovalDecision);
+  }
+  return waitForDecision(state, id, request, { signal, onInvalid });
+}
+
+// Registers a waiter that settles on the first accepted decision (or expiry) and reports each distinct invalid one.
+function waitForDecision(
+  state: BrokerState,
+  id: string,
+  request: ApprovalRequest,
+  { signal, onInvalid }: AwaitApprovalOptions,
+): Promise<ApprovalOutcome> {
+  const { waiters, latestInvalid, now } = state;
+  return new Promise<ApprovalOutcome>((resolve, reject) => {
+    const reported = new Set<string>();
+    const done = () => {
+      clearInterval(timer);
+      signal?.removeEventListener('abort', onAbort);
+      waiters.get(id)?.delete(waiter);
+    };
+    const onAbort = () => {
+      done();
+      reject(abortedError(signal));
+    };
+    const waiter: Waiter = {
+      report(invalid, key) {
+        if (reported.has(key)) return;
+        reported.add(key);
+        onInvalid?.(invalid);
+      },
+      settle(outcome) {
+        done();
+        resolve(outcome);
+      },
+    };
+    const checkExpiry = () => {
+      if (now() >= Date.parse(request.expires_at))
+        acceptDecision(state, systemDecision(request, 'expired', 'agency', now()));
+    };
+    const timer = setInterval(checkExpiry, state.pollMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    waiters.set(id, (waiters.get(id) ?? new Set()).add(waiter));
+    const pendingInvalid = latestInvalid.get(id);
+    if (pendingInvalid !== undefined) waiter.report(pendingInvalid.invalid, pendingInvalid.key);
+    checkExpiry();
+  });
+}
+
+function decisionFileOf(id: string): string {
+  return `progress/approvals/decisions/${id}.json`;
 }
 
 function systemDecision(
