@@ -273,6 +273,7 @@ export {
   followJournal,
   type Journal,
   type JournalSyncMode,
+  type DurableIo,
   readJournal,
   checkTaskFolder,
   scaffoldTask,

@@ -40,6 +40,7 @@ export { VERIFY_VERSION, type VerifyReport, verifyReportSchema } from './contrac
 export { CONTROL_PATHS } from './control-paths.ts';
 export { foldJournal, type JournalFold } from './journal-fold.ts';
 export { followJournal } from './journal/follow-journal.ts';
+export type { DurableIo } from './fs/durable-fs.ts';
 export type { Journal, JournalSyncMode } from './journal/journal.ts';
 export { readJournal } from './journal/read-journal.ts';
 export { checkTaskFolder, scaffoldTask, type TaskPaths, taskPaths } from './layout.ts';

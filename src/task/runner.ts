@@ -11,6 +11,7 @@ import { finalizeRun } from './finalize.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
 import { removeStaleTempFiles } from './fs/stale-temps.ts';
 import { foldJournal } from './journal-fold.ts';
+import { durableFsFor } from './fs/durable-fs.ts';
 import { openFileJournal } from './journal/file-journal.ts';
 import { readJournal } from './journal/read-journal.ts';
 import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
@@ -214,8 +215,10 @@ async function openRun(
       `The spec names loop "${spec.loop}", which this runner does not have; known: ${[...loops.keys()].join(', ')}`,
     );
   }
+  const fs = durableFsFor(options.durableIo ?? 'inline');
   const journal = await openFileJournal(paths.events, {
     sync: options.journalSync ?? 'group',
+    fs,
     now,
     newId,
     redact: (frame) => redactor.redact(frame),
@@ -229,7 +232,7 @@ async function openRun(
     paths,
     spec,
     journal,
-    stateStore: createFileStateStore(paths.progress),
+    stateStore: createFileStateStore(paths.progress, { fs }),
     broker,
     fold: foldJournal(frames),
     loop: { name: loop.name, version: loop.version },

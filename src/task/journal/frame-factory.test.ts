@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isId } from '../../core/ids.ts';
 import { eventFrameSchema } from '../contracts/events.ts';
-import { createFrameFactory, createRandomPool, createTimestamper } from './frame-factory.ts';
+import { createFrameFactory, createTimestamper } from './frame-factory.ts';
 
 describe('createTimestamper', () => {
   it('matches Date#toISOString across millisecond, second, day and year boundaries', () => {
@@ -16,16 +16,6 @@ describe('createTimestamper', () => {
       for (let ms = start; ms < start + 25; ms++) expect(timestamp(ms)).toBe(new Date(ms).toISOString());
     }
     expect(timestamp(1_700_000_000_123.9)).toBe('2023-11-14T22:13:20.123Z');
-  });
-});
-
-describe('createRandomPool', () => {
-  it('serves distinct slices of the requested size, refilling when the pool runs out', () => {
-    const random = createRandomPool(64);
-    const slices = Array.from({ length: 20 }, () => Buffer.from(random(16)).toString('hex'));
-    expect(slices.every((slice) => slice.length === 32)).toBe(true);
-    expect(new Set(slices).size).toBe(20);
-    expect(random(100).byteLength).toBe(100);
   });
 });
 

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { createIdGenerator, type IdGenerator } from '../../core/ids.ts';
+import { createRandomPool } from '../../core/random-pool.ts';
 import { EVENTS_VERSION, type EventFrame, type EventInput } from '../contracts/events.ts';
 
 /** Rewrites a frame before it is stored, e.g. to scrub secrets. It must keep `version`, `id`, `seq` and `ts`. */
@@ -28,25 +28,6 @@ export function createFrameFactory({ now = Date.now, newId, redact }: FrameFacto
     time = now();
     const frame: EventFrame = { version: EVENTS_VERSION, id: makeId('evt'), seq, ts: timestamp(time), ...event };
     return redact ? redact(frame) : frame;
-  };
-}
-
-/**
- * Random bytes served from a pool refilled 4 KiB at a time. A call into the CSPRNG costs tens of µs when the thread
- * has just woken from an fsync, which would dominate a journal that fsyncs every append; Node's `randomUUID` caches
- * its entropy the same way.
- */
-export function createRandomPool(poolBytes = 4096): (size: number) => Uint8Array {
-  let pool = new Uint8Array(0);
-  let offset = 0;
-  return (size) => {
-    if (size > poolBytes) return randomBytes(size);
-    if (offset + size > pool.byteLength) {
-      pool = randomBytes(poolBytes);
-      offset = 0;
-    }
-    offset += size;
-    return pool.subarray(offset - size, offset);
   };
 }
 
