@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
+import { threadPoolDurableFs } from '../../src/task/fs/durable-fs.ts';
 import { measureDurableStep } from './durable-step.ts';
 import { measureAppend, measureCheckpoint, measureGroupCommit, measurePerEvent } from './measure.ts';
 import { type JournalReport, reportLines, runFails, TARGETS, targetLines, targetResults } from './report.ts';
@@ -27,7 +28,7 @@ const FULL = {
   group: { steps: 200, eventsPerStep: 20 },
   perEvent: { events: 1_000 },
   checkpoint: { writes: 300 },
-  step: { steps: 300, eventsPerStep: 20 },
+  step: { steps: 400 },
 } as const;
 
 const QUICK = {
@@ -36,7 +37,7 @@ const QUICK = {
   group: { steps: 40, eventsPerStep: 20 },
   perEvent: { events: 400 },
   checkpoint: { writes: 40 },
-  step: { steps: 40, eventsPerStep: 20 },
+  step: { steps: 100 },
 } as const;
 
 /** The journal benchmark: append cost, group commit, per-event fsync against the raw floor, checkpoints. */
@@ -72,6 +73,7 @@ export async function main(args: string[]): Promise<void> {
       perEvent: await measurePerEvent(dir, config.perEvent),
       checkpoint: await measureCheckpoint(dir, config.checkpoint),
       durableStep: await measureDurableStep({ dir, ...config.step }),
+      durableStepThreadPool: await measureDurableStep({ dir, ...config.step, fs: threadPoolDurableFs }),
       targets: TARGETS,
       targetsMet: [],
     };
