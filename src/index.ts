@@ -36,7 +36,8 @@ export {
   toolCallsOf,
   userMessage,
 } from './core/messages.ts';
-export { assistantMessageToContent, contentToAssistantMessage, fromV4Prompt, toV4Prompt } from './core/messages-v4.ts';
+export { assistantMessageToContent, contentToAssistantMessage } from './core/messages-v4-content.ts';
+export { fromV4Prompt, toV4Prompt } from './core/messages-v4-prompt.ts';
 export {
   CATALOG_PRICES_AS_OF,
   DEFAULT_MODEL_CATALOG,

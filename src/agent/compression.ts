@@ -1,6 +1,6 @@
 import { errorMessage } from '../core/errors.ts';
 import type { Message, ToolMessage, ToolResultPart } from '../core/messages.ts';
-import { toV4Prompt } from '../core/messages-v4.ts';
+import { toV4Prompt } from '../core/messages-v4-prompt.ts';
 import type { ModelCaller } from '../model/call-model.ts';
 import { type RunState, messageChars } from './run-state.ts';
 

@@ -1,6 +1,6 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { AssistantMessage } from '../core/messages.ts';
-import { contentToAssistantMessage } from '../core/messages-v4.ts';
+import { contentToAssistantMessage } from '../core/messages-v4-content.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import { type Usage, usageFromV4 } from '../core/usage.ts';
 import type { ModelCaller, ModelRequest, RetryEvent } from '../model/call-model.ts';

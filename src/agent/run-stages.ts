@@ -1,7 +1,7 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgencyError } from '../core/errors.ts';
 import type { AssistantMessage, JsonValue, Message, ToolCallPart, ToolMessage } from '../core/messages.ts';
-import { toV4Prompt } from '../core/messages-v4.ts';
+import { toV4Prompt } from '../core/messages-v4-prompt.ts';
 import { addUsage, usageFromV4 } from '../core/usage.ts';
 import type { ModelRequest, RetryEvent } from '../model/call-model.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';

@@ -12,7 +12,7 @@ import {
   sseResponse,
 } from '../../test/support/fixture-fetch.ts';
 import type { AssistantMessage, ReasoningPart, ToolCallPart } from '../core/messages.ts';
-import { contentToAssistantMessage } from '../core/messages-v4.ts';
+import { contentToAssistantMessage } from '../core/messages-v4-content.ts';
 import { usageFromV4 } from '../core/usage.ts';
 import { createModelCaller } from './call-model.ts';
 import { resolveModel } from './resolve-model.ts';
