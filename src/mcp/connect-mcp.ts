@@ -1,14 +1,10 @@
 import type { CallToolResult, Tool as McpToolDescriptor } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { Tool, ToolContext } from '../tools/define-tool.ts';
+import { callSessionTool, type McpCall } from './call-session-tool.ts';
 import { isConnectionFailure, isSessionExpired, protocolError, unavailableError } from './call-errors.ts';
 import { listAllTools, type McpSession, openSession } from './client-session.ts';
-import {
-  type ConnectMcpOptions,
-  MAX_TIMER_MS,
-  type ResolvedConnectOptions,
-  resolveConnectOptions,
-} from './connect-options.ts';
+import { type ConnectMcpOptions, type ResolvedConnectOptions, resolveConnectOptions } from './connect-options.ts';
 import { createJsonSchemaCompiler } from './json-schema-input.ts';
 import type { McpCallFunction } from './mcp-tool.ts';
 import type { McpConnection, McpConnectionState, McpStatus } from './mcp-connection.ts';
@@ -35,7 +31,6 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
 }
 
 type Live = { token: object; session: McpSession };
-type McpCall = Parameters<McpCallFunction>[0];
 
 class Connection implements McpConnection {
   readonly name: string;
@@ -159,37 +154,8 @@ class Connection implements McpConnection {
     }
   };
 
-  private async callOn(live: Live, call: McpCall, context: ToolContext): Promise<CallToolResult> {
-    const result = await live.session.client.callTool({ name: call.mcpName, arguments: call.args }, undefined, {
-      signal: context.signal,
-      // The tool's own timeout is enforced by runToolCall through the signal, which cancels the request.
-      timeout: MAX_TIMER_MS,
-      ...this.progressHandler(call.agencyName, context),
-    });
-    // Servers on the 2024-10-07 protocol answer with `toolResult` instead of content.
-    if (!('content' in result)) return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
-    return result as CallToolResult;
-  }
-
-  private progressHandler(tool: string, context: ToolContext) {
-    const { onProgress } = this.options;
-    if (!onProgress) return {};
-    return {
-      onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
-        try {
-          onProgress({
-            server: this.name,
-            tool,
-            toolCallId: context.toolCallId,
-            progress,
-            ...(total === undefined ? {} : { total }),
-            ...(message === undefined ? {} : { message }),
-          });
-        } catch {
-          // A listener's failure must not fail the call.
-        }
-      },
-    };
+  private callOn(live: Live, call: McpCall, context: ToolContext): Promise<CallToolResult> {
+    return callSessionTool(live.session, call, context, { server: this.name, onProgress: this.options.onProgress });
   }
 
   // One open at a time: a manual reconnect during a background attempt waits for it.

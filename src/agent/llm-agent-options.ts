@@ -1,0 +1,92 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { AgencyError } from '../core/errors.ts';
+import type { IdGenerator } from '../core/ids.ts';
+import type { Message } from '../core/messages.ts';
+import type { ModelCatalog } from '../core/model-catalog.ts';
+import type { CallPolicy } from '../model/call-model.ts';
+import type { ModelChain } from '../model/capabilities.ts';
+import { resolveModel } from '../model/resolve-model.ts';
+import type { Tool } from '../tools/define-tool.ts';
+import type { Processor } from './processors.ts';
+import type { RunContext } from './run-context.ts';
+import type { SuspendBudget } from './suspend.ts';
+import type { AgentTask } from './types.ts';
+
+/** A model: a spec string, a `LanguageModelV4`, or a fallback chain. */
+export type ModelInput = string | LanguageModelV4 | ModelChain;
+
+/** What dynamic configuration functions receive. */
+export type DynamicContext = { signal: AbortSignal };
+
+/** Options for `LLMAgent` (`./llm-agent.ts`). */
+export type LLMAgentOptions = {
+  name: string;
+  /** @default '' */
+  description?: string;
+  model: ModelInput;
+  /** The system prompt. */
+  prompt?: string;
+  tools?: readonly Tool[];
+  /** Model calls that lead to tool calls before a final answer is forced. @default 10 */
+  maxIterations?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  /** Maximum output tokens per model call. */
+  maxTokens?: number;
+  /** Chooses the system prompt per execution. */
+  dynamicPrompt?(task: AgentTask, context: DynamicContext): string | Promise<string>;
+  /** Chooses the model per execution. */
+  dynamicModel?(task: AgentTask, context: DynamicContext): ModelInput | Promise<ModelInput>;
+  /** Chooses the tools per execution; they replace `tools`. */
+  dynamicTools?(task: AgentTask, context: DynamicContext): readonly Tool[] | Promise<readonly Tool[]>;
+  /** Messages placed after the system prompt: remembered facts, earlier turns. */
+  memory?(task: AgentTask, context: DynamicContext): Message[] | Promise<Message[]>;
+  processors?: readonly Processor[];
+  /** Characters of history above which old tool results are summarised; negative disables. @default 200000 */
+  compressThreshold?: number;
+  /** The model that writes those summaries. @default the agent's model */
+  compressModel?: ModelInput;
+  /** Tool results longer than this are truncated in the history. @default 100000 */
+  maxToolResultChars?: number;
+  /** @default 50 */
+  maxAttachments?: number;
+  /** @default 52428800 (50 MB) */
+  maxAttachmentBytes?: number;
+  /** How long a suspended run is kept. @default 1800000 (30 min) */
+  suspendTtlMs?: number;
+  suspendBudget?: SuspendBudget;
+  /** Timeouts and retries for model calls. */
+  modelPolicy?: CallPolicy;
+  catalog?: ModelCatalog;
+  /** Injected clock and ids, for deterministic tests. */
+  deps?: { now?: () => number; newId?: IdGenerator; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+};
+
+/** Throws `invalid_argument` naming the field and the fix when the options cannot make an agent. */
+export function checkAgentOptions(options: LLMAgentOptions): void {
+  if (typeof options?.name !== 'string' || options.name.trim() === '') {
+    throw new AgencyError('invalid_argument', 'LLMAgent needs a "name"');
+  }
+  if (options.model === undefined && !options.dynamicModel) {
+    throw new AgencyError('invalid_argument', `LLMAgent "${options.name}" needs a "model", e.g. "openai:gpt-4o"`);
+  }
+  const maxIterations = options.maxIterations ?? 10;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    throw new AgencyError('invalid_argument', `LLMAgent "${options.name}": "maxIterations" must be a positive integer`);
+  }
+}
+
+export function chainOf(model: ModelInput): ModelChain {
+  return typeof model === 'string' ? resolveModel(model) : model;
+}
+
+// Only the settings that were given, so the provider's defaults apply to the others.
+export function callParams({ temperature, topP, topK, maxTokens }: LLMAgentOptions): RunContext['params'] {
+  const params: RunContext['params'] = {};
+  if (temperature !== undefined) params.temperature = temperature;
+  if (topP !== undefined) params.topP = topP;
+  if (topK !== undefined) params.topK = topK;
+  if (maxTokens !== undefined) params.maxOutputTokens = maxTokens;
+  return params;
+}
