@@ -80,6 +80,7 @@ function durableStepRow(name: string, step: DurableStepFigures): [string, string
 /** A target and whether this run met it. A `timing` target depends on the machine and the disk at that moment. */
 export type TargetResult = { met: boolean; timing: boolean; text: string };
 
+/** Every target of the journal benchmark, judged on `report`. */
 export function targetResults(report: JournalReport): TargetResult[] {
   const { append, groupCommit, perEvent, durableStep } = report;
   return [

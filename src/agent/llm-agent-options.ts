@@ -77,11 +77,12 @@ export function checkAgentOptions(options: LLMAgentOptions): void {
   }
 }
 
+/** The fallback chain a model input stands for; a spec string is resolved. */
 export function chainOf(model: ModelInput): ModelChain {
   return typeof model === 'string' ? resolveModel(model) : model;
 }
 
-// Only the settings that were given, so the provider's defaults apply to the others.
+/** The generation settings of a call: only those that were given, so the provider's defaults apply to the others. */
 export function callParams({ temperature, topP, topK, maxTokens }: LLMAgentOptions): RunContext['params'] {
   const params: RunContext['params'] = {};
   if (temperature !== undefined) params.temperature = temperature;

@@ -23,7 +23,8 @@ export const STRICT_APPROVAL_TOOLS = Object.freeze(['sandbox_exec', 'http_post',
 /**
  * Seed 000's strict profile: every plan needs approval; `sandbox_exec`, `http_post` and `fs_write` need approval
  * on every call; so does any other tool with `exec` or `network` effects; write tools may write only under
- * `progress/`, except the store tools (`kv`, `sql`), whose scope is the store they were given; and with `domains`, network tools may reach only those hosts. Read tools run freely.
+ * `progress/`, except the store tools (`kv`, `sql`), whose scope is the store they were given; and with `domains`,
+ * network tools may reach only those hosts. Read tools run freely.
  *
  * @example
  * const policy = strictPolicy({ onAudit: (event) => journal.append(event), domains: ['api.github.com'] });
