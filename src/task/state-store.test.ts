@@ -77,8 +77,14 @@ describe('createFileStateStore', () => {
 
   it('writes atomically: two fsyncs (file and directory) and a rename per write', async () => {
     const spy = createFsSpy();
-    await createFileStateStore(dir, { fs: spy.fs }).write(state());
+    const store = createFileStateStore(dir, { fs: spy.fs });
+    await store.write(state());
     expect([spy.count('fsync'), spy.count('rename')]).toEqual([2, 1]);
+    await store.write(state({ steps_done: 4 }));
+    const temps = spy.calls.filter((c) => c.op === 'open' && c.target !== dir).map((c) => c.target);
+    expect(temps).toHaveLength(2);
+    expect(temps[1]).toBe(temps[0]); // one temp name for the life of the store
+    expect(await readdir(dir)).toEqual(['state.json']);
   });
 
   it('keeps the previous state when a write fails (EIO at fsync, injected through the fs port)', async () => {

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { AgencyError } from '../core/errors.ts';
+import { tempFileName } from '../core/temp-files.ts';
 import { type StateFile, stateSchema } from './contracts/state.ts';
+import { findStateProblem } from './contracts/state-check.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
 import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from './fs/durable-fs.ts';
 
@@ -32,6 +34,8 @@ export function createFileStateStore(
   { fs = nodeDurableFs }: FileStateStoreOptions = {},
 ): StateStore {
   const file = path.join(progressDir, 'state.json');
+  // One temp name for the life of the store (see WriteFileAtomicOptions.temp).
+  const temp = path.join(progressDir, tempFileName('state.json'));
   return {
     async read() {
       let bytes: Buffer;
@@ -45,7 +49,7 @@ export function createFileStateStore(
     },
     async write(state) {
       const checked = checkState(state, file);
-      await writeFileAtomic(file, `${JSON.stringify(checked, null, 2)}\n`, { fs });
+      await writeFileAtomic(file, `${JSON.stringify(checked, null, 2)}\n`, { fs, temp });
     },
   };
 }
@@ -86,14 +90,17 @@ export function parseState(text: string, file: string): StateFile {
   });
 }
 
+// Checked with the compiled validator: this runs at every step boundary (see findStateProblem).
 function checkState(state: StateFile, file: string): StateFile {
-  const result = stateSchema.safeParse(state);
-  if (result.success) return result.data;
-  const { field, message } = firstIssue(result.error);
-  throw new AgencyError('invalid_argument', `${file}: refusing to write a state whose ${field} ${message}`, {
-    cause: result.error,
-    details: { path: file, field },
-  });
+  const problem = findStateProblem(state);
+  if (problem === undefined) return state;
+  throw new AgencyError(
+    'invalid_argument',
+    `${file}: refusing to write a state whose ${problem.field} ${problem.message}`,
+    {
+      details: { path: file, field: problem.field },
+    },
+  );
 }
 
 function firstIssue(error: { issues: readonly { path: PropertyKey[]; message: string }[] }): {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { inlineDurableFs, threadPoolDurableFs } from './durable-fs.ts';
 import { createFsSpy, type FsOp, osError } from './fs-spy.ts';
 
 let dir: string;
@@ -18,12 +19,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const failOn = (op: FsOp, code = 'EIO') =>
-  createFsSpy(undefined, { fault: (c) => (c.op === op ? osError(code, op) : undefined) });
+describe.each([
+  ['inline', inlineDurableFs],
+  ['thread-pool', threadPoolDurableFs],
+] as const)('writeFileAtomic, %s I/O', (_io, base) => {
+  const failOn = (op: FsOp, code = 'EIO') =>
+    createFsSpy(base, { fault: (c) => (c.op === op ? osError(code, op) : undefined) });
 
-describe('writeFileAtomic', () => {
   it('creates and replaces a file: temp file, fsync, rename, fsync of the directory', async () => {
-    const spy = createFsSpy();
+    const spy = createFsSpy(base);
     await writeFileAtomic(target, 'one\n', { fs: spy.fs });
     await writeFileAtomic(target, new TextEncoder().encode('two\n'), { fs: spy.fs });
     expect(await readFile(target, 'utf8')).toBe('two\n');
@@ -41,6 +45,7 @@ describe('writeFileAtomic', () => {
     expect(path.dirname(temp)).toBe(dir);
     expect(path.basename(temp)).toMatch(/^\.state\.json\.[0-9a-f]{12}\.agency-tmp$/);
     expect(spy.calls[5]?.target).toBe(dir);
+    expect(spy.calls.every((c) => c.sync === base.blocking)).toBe(true);
     expect((await stat(target)).mode & 0o777).toBe(0o644);
   });
 
@@ -58,6 +63,23 @@ describe('writeFileAtomic', () => {
     });
   }
 
+  it('reuses a temp name it is given, and draws a fresh one when a file already holds that name', async () => {
+    const spy = createFsSpy(base);
+    const temp = path.join(dir, '.state.json.0123456789ab.agency-tmp');
+    await writeFileAtomic(target, 'one\n', { fs: spy.fs, temp });
+    await writeFileAtomic(target, 'two\n', { fs: spy.fs, temp });
+    const opened = () => spy.calls.filter((c) => c.op === 'open' && c.target !== dir).map((c) => c.target);
+    expect(opened()).toEqual([temp, temp]);
+    await writeFile(temp, 'left by a crash');
+    await writeFileAtomic(target, 'three\n', { fs: spy.fs, temp });
+    expect(opened().slice(2, 3)).toEqual([temp]);
+    const fresh = String(opened()[3]);
+    expect(path.basename(fresh)).toMatch(/^\.state\.json\.[0-9a-f]{12}\.agency-tmp$/);
+    expect(fresh).not.toBe(temp);
+    expect(await readFile(target, 'utf8')).toBe('three\n');
+    expect(await readFile(temp, 'utf8')).toBe('left by a crash');
+  });
+
   it('ENOSPC while creating the temp file (injected): the error names the file and the OS code', async () => {
     const error = await writeFileAtomic(target, 'x', { fs: failOn('open', 'ENOSPC').fs }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'file_write_failed', details: { path: target, os_code: 'ENOSPC' } });
@@ -66,7 +88,7 @@ describe('writeFileAtomic', () => {
 
   it('a failed directory fsync rejects and says the new content may not survive a power loss', async () => {
     let fsyncs = 0;
-    const spy = createFsSpy(undefined, {
+    const spy = createFsSpy(base, {
       fault: (c) => (c.op === 'fsync' && ++fsyncs === 2 ? osError('EIO', 'fsync') : undefined),
     });
     const error = await writeFileAtomic(target, 'new\n', { fs: spy.fs }).catch((e: unknown) => e);
@@ -77,7 +99,7 @@ describe('writeFileAtomic', () => {
 
   it('refuses to follow a missing directory, with the OS code', async () => {
     const missing = path.join(dir, 'nope', 'state.json');
-    await expect(writeFileAtomic(missing, 'x')).rejects.toMatchObject({
+    await expect(writeFileAtomic(missing, 'x', { fs: base })).rejects.toMatchObject({
       code: 'file_write_failed',
       details: { path: missing, os_code: 'ENOENT' },
     });

@@ -4,11 +4,19 @@ import type { ErrorCode } from '../../core/error-codes.ts';
 
 /**
  * The few file-system calls the durability layer makes, on numeric descriptors so that a test can wrap them and
- * inject ENOSPC or EIO at any one call (see {@link createFsSpy}). The `*Sync` pair exists for journals that fsync on
- * every append, where `append` itself must not return before the bytes are on disk.
+ * inject ENOSPC or EIO at any one call (see {@link createFsSpy}).
+ *
+ * Each call comes in two forms. The async form is what a caller uses when `blocking` is false: the calls then run
+ * off the event loop's thread. When `blocking` is true the async calls would block the thread anyway, so callers
+ * take their synchronous path, which makes the same calls in the same order without a promise between them. A
+ * journal that fsyncs on every append always uses the sync form, since `append` must not return before the bytes
+ * are on disk.
  */
 export type DurableFs = {
+  /** True if the calls run on the calling thread: callers should then use the `*Sync` forms. */
+  readonly blocking: boolean;
   open(path: string, flags: number, mode?: number): Promise<number>;
+  openSync(path: string, flags: number, mode?: number): number;
   /** Writes once; may write fewer bytes than asked (callers loop). Returns the bytes written. */
   write(fd: number, data: Uint8Array, offset: number, length: number): Promise<number>;
   writeSync(fd: number, data: Uint8Array, offset: number, length: number): number;
@@ -16,9 +24,22 @@ export type DurableFs = {
   fsyncSync(fd: number): void;
   ftruncate(fd: number, length: number): Promise<void>;
   close(fd: number): Promise<void>;
+  closeSync(fd: number): void;
   rename(from: string, to: string): Promise<void>;
+  renameSync(from: string, to: string): void;
   unlink(path: string): Promise<void>;
+  unlinkSync(path: string): void;
   readFile(path: string): Promise<Buffer>;
+};
+
+// The synchronous forms, shared by both ports.
+const SYNC_CALLS = {
+  openSync: (path: string, flags: number, mode?: number) => fs.openSync(path, flags, mode),
+  writeSync: (fd: number, data: Uint8Array, offset: number, length: number) => fs.writeSync(fd, data, offset, length),
+  fsyncSync: (fd: number) => fs.fsyncSync(fd),
+  closeSync: (fd: number) => fs.closeSync(fd),
+  renameSync: (from: string, to: string) => fs.renameSync(from, to),
+  unlinkSync: (path: string) => fs.unlinkSync(path),
 };
 
 /**
@@ -26,6 +47,8 @@ export type DurableFs = {
  * milliseconds) runs, at the price of two thread hand-offs per call, which cost 20–50 µs each on a small VM.
  */
 export const threadPoolDurableFs: DurableFs = {
+  ...SYNC_CALLS,
+  blocking: false,
   open: (path, flags, mode) =>
     new Promise((resolve, reject) => {
       fs.open(path, flags, mode, (error, fd) => (error ? reject(error) : resolve(fd)));
@@ -34,9 +57,7 @@ export const threadPoolDurableFs: DurableFs = {
     new Promise((resolve, reject) => {
       fs.write(fd, data, offset, length, null, (error, written) => (error ? reject(error) : resolve(written)));
     }),
-  writeSync: (fd, data, offset, length) => fs.writeSync(fd, data, offset, length),
   fsync: (fd) => callback((done) => fs.fsync(fd, done)),
-  fsyncSync: (fd) => fs.fsyncSync(fd),
   ftruncate: (fd, length) => callback((done) => fs.ftruncate(fd, length, done)),
   close: (fd) => callback((done) => fs.close(fd, done)),
   rename: (from, to) => fs.promises.rename(from, to),
@@ -45,16 +66,16 @@ export const threadPoolDurableFs: DurableFs = {
 };
 
 /**
- * The real file system, each call made synchronously on the calling thread and returned as a settled promise: no
- * thread hand-offs, so a durable step costs little more than its system calls, but the event loop waits while an
- * fsync runs (as it does for every `node:sqlite` commit). The default.
+ * The real file system, each call made synchronously on the calling thread (the async forms return a settled
+ * promise): no thread hand-offs, so a durable step costs little more than its system calls, but the event loop waits
+ * while an fsync runs (as it does for every `node:sqlite` commit). The default.
  */
 export const inlineDurableFs: DurableFs = {
+  ...SYNC_CALLS,
+  blocking: true,
   open: (path, flags, mode) => settle(() => fs.openSync(path, flags, mode)),
   write: (fd, data, offset, length) => settle(() => fs.writeSync(fd, data, offset, length)),
-  writeSync: (fd, data, offset, length) => fs.writeSync(fd, data, offset, length),
   fsync: (fd) => settle(() => fs.fsyncSync(fd)),
-  fsyncSync: (fd) => fs.fsyncSync(fd),
   ftruncate: (fd, length) => settle(() => fs.ftruncateSync(fd, length)),
   close: (fd) => settle(() => fs.closeSync(fd)),
   rename: (from, to) => settle(() => fs.renameSync(from, to)),

@@ -68,7 +68,7 @@ class FileJournal implements Journal {
   #syncTarget: number;
   #chunks: string[] = [];
   #chunkChars = 0;
-  // Every write and fsync runs in order on this chain; its links never reject (failures land in #failure).
+  // With a non-blocking port, every write and fsync runs in order on this chain; its links never reject.
   #queue: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #failure: { step: string; cause: unknown } | undefined;
@@ -114,7 +114,8 @@ class FileJournal implements Journal {
     if (target > this.#syncTarget) {
       this.#syncTarget = target;
       void this.#drain();
-      this.#queue = this.#queue.then(() => this.#sync(target));
+      if (this.#deps.fs.blocking) this.#syncNow(target);
+      else this.#queue = this.#queue.then(() => this.#sync(target));
     }
     await this.#queue;
     if (this.#failure) throw this.#refusal();
@@ -147,10 +148,13 @@ class FileJournal implements Journal {
     const data = Buffer.from(this.#chunks.join(''), 'utf8');
     this.#chunks = [];
     this.#chunkChars = 0;
-    this.#queue = this.#queue.then(() => this.#write(data));
+    if (this.#deps.fs.blocking) this.#writeNow(data);
+    else this.#queue = this.#queue.then(() => this.#write(data));
     return this.#queue;
   }
 
+  // With a blocking port, writes and fsyncs are made on the spot (the queue then stays empty); otherwise they run
+  // in order on the queue. Either way a failure lands in #failure and the journal refuses everything after it.
   async #write(data: Uint8Array): Promise<void> {
     if (this.#failure) return;
     try {
@@ -160,10 +164,29 @@ class FileJournal implements Journal {
     }
   }
 
+  #writeNow(data: Uint8Array): void {
+    if (this.#failure) return;
+    try {
+      writeAllSync(this.#deps.fs, this.#deps.fd, data);
+    } catch (cause) {
+      this.#failure = { step: 'write', cause };
+    }
+  }
+
   async #sync(target: number): Promise<void> {
     if (this.#failure) return;
     try {
       if (this.#deps.sync !== 'none') await this.#deps.fs.fsync(this.#deps.fd);
+      this.#durableSeq = Math.max(this.#durableSeq, target);
+    } catch (cause) {
+      this.#failure = { step: 'fsync', cause };
+    }
+  }
+
+  #syncNow(target: number): void {
+    if (this.#failure) return;
+    try {
+      if (this.#deps.sync !== 'none') this.#deps.fs.fsyncSync(this.#deps.fd);
       this.#durableSeq = Math.max(this.#durableSeq, target);
     } catch (cause) {
       this.#failure = { step: 'fsync', cause };
