@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
 import { threadPoolDurableFs } from '../../src/task/fs/durable-fs.ts';
-import { measureDurableStep } from './durable-step.ts';
+import { measureDurableStep, measureReferenceSteps } from './durable-step.ts';
 import { measureAppend, measureCheckpoint, measureGroupCommit, measurePerEvent } from './measure.ts';
 import { type JournalReport, reportLines, runFails, TARGETS, targetLines, targetResults } from './report.ts';
 
@@ -28,7 +28,7 @@ const FULL = {
   group: { steps: 200, eventsPerStep: 20 },
   perEvent: { events: 1_000 },
   checkpoint: { writes: 300 },
-  step: { steps: 400 },
+  step: { steps: 3000 },
 } as const;
 
 const QUICK = {
@@ -37,7 +37,7 @@ const QUICK = {
   group: { steps: 40, eventsPerStep: 20 },
   perEvent: { events: 400 },
   checkpoint: { writes: 40 },
-  step: { steps: 100 },
+  step: { steps: 300 },
 } as const;
 
 /** The journal benchmark: append cost, group commit, per-event fsync against the raw floor, checkpoints. */
@@ -74,6 +74,7 @@ export async function main(args: string[]): Promise<void> {
       checkpoint: await measureCheckpoint(dir, config.checkpoint),
       durableStep: await measureDurableStep({ dir, ...config.step }),
       durableStepThreadPool: await measureDurableStep({ dir, ...config.step, fs: threadPoolDurableFs }),
+      referenceSteps: await measureReferenceSteps(dir, config.step.steps),
       targets: TARGETS,
       targetsMet: [],
     };

@@ -18,6 +18,11 @@ export type JournalReport = {
   durableStep: DurableStepFigures;
   /** The same step with `durableIo: 'thread-pool'`, for comparison. */
   durableStepThreadPool: DurableStepFigures;
+  /**
+   * References measured the same way: the step in plain JavaScript with no library (the least any implementation
+   * adds here), and the raw step against itself (0 in theory: what one run can resolve).
+   */
+  referenceSteps: { plain: DurableStepFigures; null: DurableStepFigures };
   targets: typeof TARGETS;
   targetsMet: boolean[];
 };
@@ -32,7 +37,7 @@ export const TARGETS = {
 
 /** The figures as a markdown table. */
 export function reportLines(report: JournalReport): string[] {
-  const { append, groupCommit, perEvent, checkpoint, durableStep, durableStepThreadPool } = report;
+  const { append, groupCommit, perEvent, checkpoint, durableStep, durableStepThreadPool, referenceSteps } = report;
   const rows: [string, string, string][] = [
     [
       'append, unsynced (CPU µs/event)',
@@ -64,6 +69,8 @@ export function reportLines(report: JournalReport): string[] {
     ],
     durableStepRow('no-op durable step overhead (µs)', durableStep),
     durableStepRow("the same with durableIo 'thread-pool' (µs)", durableStepThreadPool),
+    durableStepRow('reference: the step in plain JavaScript (µs)', referenceSteps.plain),
+    durableStepRow('reference: the raw step against itself (µs)', referenceSteps.null),
   ];
   return ['| Measure | Figure | Detail |', '|---|---:|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)];
 }
@@ -72,7 +79,7 @@ function durableStepRow(name: string, step: DurableStepFigures): [string, string
   return [
     name,
     `${step.overheadUs}`,
-    `${step.eventsPerStep} appends + flush + checkpoint: ${step.stepUs} µs vs floor ${step.floorUs} µs ` +
+    `${step.eventsPerStep} frames + flush + checkpoint: ${step.stepUs} µs vs floor ${step.floorUs} µs ` +
       `(medians of ${step.steps} paired steps), ${step.fsyncsPerStep} fsyncs/step`,
   ];
 }
