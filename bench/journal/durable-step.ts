@@ -92,7 +92,7 @@ async function measureAgainstFloor(
       if (step % 2 === 1) measured.push(await timeUsAsync(async () => subject.step()));
     }
   } finally {
-    raw.close();
+    await raw.close();
     await subject.close();
   }
   const differences = measured.map((us, i) => us - (floor[i] ?? us));
