@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
+import { sampleState } from '../../test/support/sample-state.ts';
 import type { StateFile } from './contracts/state.ts';
 import { createFsSpy, osError } from './fs/fs-spy.ts';
 import { createFileStateStore, createMemoryStateStore } from './state-store.ts';
@@ -17,43 +18,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const state = (overrides: Partial<StateFile> = {}): StateFile => ({
-  version: 'agent.state.v1',
-  task_id: 'task_01JD3Z8W2X4N6Q8R0T2V4X6Z8B',
-  loop: { name: 'governed', version: '1' },
-  phase: 'act',
-  status: 'running',
-  plan_sig: 'a'.repeat(64),
-  approved_plan_sig: 'a'.repeat(64),
-  last_step_id: 'step_01JD3Z8W2X4N6Q8R0T2V4X6Z8C',
-  last_seq: 42,
-  steps_done: 3,
-  verify_attempts: 0,
-  budgets: {
-    limits: {
-      max_wall_clock_ms: 600_000,
-      max_steps: 20,
-      max_consecutive_tool_steps: null,
-      step_tool_timeout_ms: null,
-      max_tokens: null,
-      max_cost_usd: 1,
-      verify_reserve: 0.1,
-    },
-    remaining: { wall_clock_ms: 500_000, steps: 17, tokens: null, cost_usd: 0.9 },
-  },
-  usage: {
-    input_tokens: 10,
-    output_tokens: 5,
-    total_tokens: 15,
-    reasoning_tokens: 0,
-    cached_input_tokens: 0,
-    cost_usd: 0.1,
-  },
-  finish_reason: null,
-  started_at: '2025-01-02T03:04:05.000Z',
-  updated_at: '2025-01-02T03:05:05.000Z',
-  ...overrides,
-});
+const state = sampleState;
 
 async function readError(content: string): Promise<AgencyError> {
   await writeFile(path.join(dir, 'state.json'), content);
