@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LLMAgent } from '../agent/llm-agent.ts';
 import type { AgentEvent, AgentResult } from '../agent/types.ts';
@@ -7,7 +6,7 @@ import type { Message } from '../core/messages.ts';
 import { lookupModel, type ModelCatalog } from '../core/model-catalog.ts';
 import { usageToJson } from './budgets.ts';
 import type { StopReason } from './contracts/state.ts';
-import { writeFileAtomic } from './fs/atomic-write.ts';
+import { canonicalDigest } from '../core/canonical-json.ts';
 import { isRunStop, type RunStop, runStop } from './run-stop.ts';
 import type { Session } from './session.ts';
 import type { StepGate } from './tool-gate.ts';
@@ -83,7 +82,7 @@ export async function runAgentStep(
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
-      await writeFileAtomic(checkpointFile, JSON.stringify(session.redact(checkpoint)));
+      await writeCheckpoint(session, stepId, checkpointFile, checkpoint);
       await session.boundary({ phase: options.phase, last_step_id: stepId });
       try {
         await session.checkStop();
@@ -96,9 +95,9 @@ export async function runAgentStep(
   };
   let result: AgentResult;
   try {
-    const checkpoint = await readFile(checkpointFile, 'utf8').catch(() => undefined);
+    const checkpoint = await readCheckpoint(session, stepId, checkpointFile);
     result = checkpoint
-      ? await agent.resumeSerialized(JSON.parse(checkpoint), undefined, executeOptions)
+      ? await agent.resumeSerialized(checkpoint, undefined, executeOptions)
       : await agent.execute({ input: options.input }, { ...executeOptions, history: options.context ?? [] });
   } finally {
     host.setGate(undefined);
@@ -113,6 +112,32 @@ export async function runAgentStep(
     );
   }
   return result;
+}
+
+// The journal vouches for each checkpoint by its digest, made durable before the file is written: a resumed step
+// continues only from a checkpoint the journal knows.
+async function writeCheckpoint(session: Session, stepId: string, file: string, checkpoint: unknown): Promise<void> {
+  const redacted = session.redact(checkpoint);
+  session.emit({ type: 'step.checkpoint', step: stepId, data: { digest: canonicalDigest(redacted) } });
+  await session.journal.flush();
+  await session.files.write(file, JSON.stringify(redacted));
+}
+
+// A checkpoint the journal does not vouch for (written after the last durable frame, or edited since) is set aside:
+// the step starts over, and the tool calls it already made are answered from the journal.
+async function readCheckpoint(session: Session, stepId: string, file: string): Promise<unknown> {
+  const text = await session.files.readText(file).catch(() => undefined);
+  if (text === undefined) return undefined;
+  let checkpoint: unknown;
+  try {
+    checkpoint = JSON.parse(text);
+  } catch {
+    checkpoint = undefined;
+  }
+  const known = session.fold.checkpoints.get(stepId) ?? [];
+  if (checkpoint !== undefined && known.includes(canonicalDigest(checkpoint))) return checkpoint;
+  session.warn(`${file} does not match a checkpoint in the journal; step ${stepId} starts over`);
+  return undefined;
 }
 
 function onAgentEvent(

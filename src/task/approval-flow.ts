@@ -24,7 +24,10 @@ export type ApprovalAsk =
 export async function askApproval(session: Session, step: string, ask: ApprovalAsk): Promise<ApprovalOutcome> {
   const key = `${step}:${ask.type === 'plan' ? ask.planSig : ask.argsDigest}`;
   const id = session.fold.approvals.get(key) ?? session.newId('req');
-  const request = requestOf(session, id, ask);
+  // Decided before a crash: the journal's record stands, whatever the decision file says now.
+  const journaled = session.fold.decisions.get(id);
+  if (journaled) return journaled;
+  const request = session.redact(requestOf(session, id, ask));
   // Journal the request before writing its file, so a run killed in between finds the id and reuses it: no request
   // file is ever left without its journal entry.
   if (!session.fold.approvals.has(key)) {
@@ -39,6 +42,7 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
     onInvalid: (invalid) => journalInvalid(session, step, invalid),
   });
   session.emit(decidedEvent(step, id, ask, outcome));
+  session.fold.decisions.set(id, outcome);
   await session.boundary({ status: 'running' });
   return outcome;
 }

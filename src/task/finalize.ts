@@ -95,5 +95,9 @@ async function recordEnding(
       .writeLearnings({ summary: ending.output, taskId: spec.task_id, sources: [] })
       .catch((cause: unknown) => session.warn(`Could not write learnings to memory: ${errorMessage(cause)}`));
   }
-  await appendNote(paths, `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`);
+  await appendNote(
+    session.files,
+    paths,
+    `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`,
+  );
 }

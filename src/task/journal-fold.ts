@@ -12,9 +12,25 @@ export type JournaledToolCall = {
   result?: { ok: boolean; modelOutput: unknown; output?: unknown; error?: { code: string; message: string } };
 };
 
+/** An approval decision as the journal recorded it. */
+export type JournaledDecision = {
+  decision: 'approved' | 'denied' | 'expired';
+  decidedBy: string;
+  at: string;
+  reason?: string;
+};
+
 /** What a run's journal says about it: the source of truth a resumed run rebuilds from. */
 export type JournalFold = {
   lastSeq: number;
+  /** The spec the run started with, as journaled in `run.started`; null before that frame. */
+  spec: unknown;
+  /** The output of every finished step, from its `phase.finish` frame. */
+  stepOutputs: Map<string, unknown>;
+  /** The digests of the checkpoints journaled for each step, in order. */
+  checkpoints: Map<string, string[]>;
+  /** Decisions journaled in `approval.decided`, by request id. */
+  decisions: Map<string, JournaledDecision>;
   usage: Usage;
   modelCalls: number;
   consecutiveToolSteps: number;
@@ -36,6 +52,10 @@ export type JournalFold = {
 export function foldJournal(frames: readonly EventFrame[], upToSeq = Number.POSITIVE_INFINITY): JournalFold {
   const fold: JournalFold = {
     lastSeq: 0,
+    spec: null,
+    stepOutputs: new Map(),
+    checkpoints: new Map(),
+    decisions: new Map(),
     usage: emptyUsage(),
     modelCalls: 0,
     consecutiveToolSteps: 0,
@@ -72,8 +92,19 @@ function applyFrame(fold: JournalFold, frame: EventFrame, data: Record<string, u
       if (frame.step) fold.startedSteps.add(frame.step);
       if (typeof data.phase === 'string') fold.phase = data.phase;
       return;
+    case 'run.started':
+      fold.spec ??= data.spec ?? null;
+      return;
     case 'phase.finish':
-      if (frame.step) fold.finishedSteps.add(frame.step);
+      if (frame.step) {
+        fold.finishedSteps.add(frame.step);
+        if ('output' in data) fold.stepOutputs.set(frame.step, data.output);
+      }
+      return;
+    case 'step.checkpoint':
+      if (frame.step && typeof data.digest === 'string') {
+        fold.checkpoints.set(frame.step, [...(fold.checkpoints.get(frame.step) ?? []), data.digest]);
+      }
       return;
     case 'plan.proposed':
       fold.planVersion = Number(data.version ?? fold.planVersion);
@@ -85,6 +116,7 @@ function applyFrame(fold: JournalFold, frame: EventFrame, data: Record<string, u
     case 'approval.decided':
       if (data.type === 'plan' && data.decision === 'approved' && typeof data.plan_sig === 'string')
         fold.approvedPlanSig = data.plan_sig;
+      recordDecision(fold, data);
       return;
     case 'verify.pass':
     case 'verify.fail':
@@ -116,4 +148,15 @@ function applyFrame(fold: JournalFold, frame: EventFrame, data: Record<string, u
     default:
       return;
   }
+}
+
+function recordDecision(fold: JournalFold, data: Record<string, unknown>): void {
+  const { id, decision, by, at, reason } = data;
+  if (typeof id !== 'string' || (decision !== 'approved' && decision !== 'denied' && decision !== 'expired')) return;
+  fold.decisions.set(id, {
+    decision,
+    decidedBy: String(by ?? ''),
+    at: String(at ?? ''),
+    ...(typeof reason === 'string' ? { reason } : {}),
+  });
 }

@@ -1,6 +1,7 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
+import type { TaskFiles } from './fs/task-files.ts';
 
 /** Every path of a task folder, from its root. See `docs/task-folder.md`. */
 export type TaskPaths = {
@@ -89,8 +90,8 @@ export async function checkTaskFolder(root: string): Promise<TaskPaths> {
   return paths;
 }
 
-/** Creates the `progress/` directories a run writes to. Never touches `task/`. */
-export async function ensureProgressDirs(paths: TaskPaths): Promise<void> {
+/** Creates the `progress/` directories a run writes to, refusing links on the way. Never touches `task/`. */
+export async function ensureProgressDirs(files: TaskFiles, paths: TaskPaths): Promise<void> {
   for (const dir of [
     paths.planDir,
     paths.approvalRequests,
@@ -99,7 +100,7 @@ export async function ensureProgressDirs(paths: TaskPaths): Promise<void> {
     paths.artifacts,
     paths.steps,
   ]) {
-    await mkdir(dir, { recursive: true });
+    await files.ensureDir(dir);
   }
 }
 

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { open, readFile, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { AgencyError } from '../core/errors.ts';
 
 /** A held run lock. */
@@ -49,7 +50,10 @@ export async function acquireRunLock(path: string, { pid = process.pid, now = Da
 
 async function readLock(path: string): Promise<LockFile | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<LockFile>;
+    // O_NOFOLLOW: a lock file replaced by a link is treated like a torn one, never read through.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const text = await handle.readFile('utf8').finally(() => handle.close());
+    const parsed = JSON.parse(text) as Partial<LockFile>;
     return typeof parsed.pid === 'number'
       ? { pid: parsed.pid, host: String(parsed.host ?? ''), started_at: String(parsed.started_at ?? '') }
       : undefined;

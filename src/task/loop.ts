@@ -1,11 +1,10 @@
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AgencyError } from '../core/errors.ts';
 import type { AgentResult } from '../agent/types.ts';
 import type { JsonValue, Message } from '../core/messages.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentStepHost, type AgentStepOptions, runAgentStep } from './agent-step.ts';
 import type { StopReason } from './contracts/state.ts';
-import { writeFileAtomic } from './fs/atomic-write.ts';
 import type { TaskPaths } from './layout.ts';
 import type { Session } from './session.ts';
 
@@ -90,9 +89,7 @@ export function createLoopContext(host: LoopHost): LoopContext {
     counter++;
     const id = `${String(counter).padStart(4, '0')}-${name}`;
     const outputFile = join(session.paths.step(id), 'output.json');
-    if (session.fold.finishedSteps.has(id)) {
-      return JSON.parse(await readFile(outputFile, 'utf8')) as never;
-    }
+    if (session.fold.finishedSteps.has(id)) return journaledOutput(session, id) as never;
     if (host.stepLimit !== undefined && completedThisCall >= host.stepLimit) throw new StepPause(`paused before ${id}`);
     await session.checkStop();
     if (!session.fold.startedSteps.has(id)) {
@@ -106,10 +103,12 @@ export function createLoopContext(host: LoopHost): LoopContext {
       });
     }
     await session.boundary({ phase: name, last_step_id: id });
-    await mkdir(session.paths.step(id), { recursive: true });
-    const output = await work(id);
-    await writeFileAtomic(outputFile, JSON.stringify(session.redact(output), null, 2));
+    await session.files.ensureDir(session.paths.step(id));
+    // Outputs are redacted once, here: the journal holds this copy and resume returns it.
+    const output = session.redact(await work(id));
+    await session.files.write(outputFile, JSON.stringify(output, null, 2));
     session.fold.finishedSteps.add(id);
+    session.fold.stepOutputs.set(id, output);
     session.stepDone(id);
     session.emit({
       type: 'phase.finish',
@@ -119,6 +118,7 @@ export function createLoopContext(host: LoopHost): LoopContext {
       data: {
         phase: name,
         output_ref: relativeToRoot(session.paths, outputFile),
+        output,
         elapsed_ms: Math.round(session.budgets.elapsedMs()),
       },
     });
@@ -155,4 +155,16 @@ export function createLoopContext(host: LoopHost): LoopContext {
 /** A path under the task root, as written in files and events (`progress/…`). */
 export function relativeToRoot(paths: TaskPaths, absolute: string): string {
   return absolute.startsWith(`${paths.root}/`) ? absolute.slice(paths.root.length + 1) : absolute;
+}
+
+// A finished step's output comes from the journal, the source of truth: `steps/<id>/output.json` is a copy for
+// people to read, and an edit to it changes nothing.
+function journaledOutput(session: Session, id: string): unknown {
+  if (session.fold.stepOutputs.has(id)) return session.fold.stepOutputs.get(id);
+  throw new AgencyError(
+    'journal_corrupt',
+    `${session.paths.events}: step ${id} finished but its phase.finish frame holds no output, so the run cannot ` +
+      'continue from it. Start the task again in a new folder.',
+    { details: { step: id } },
+  );
 }

@@ -3,21 +3,21 @@ import { join, relative } from 'node:path';
 import { sha256Hex } from '../core/canonical-json.ts';
 import { isTempFileName } from '../core/temp-files.ts';
 import type { Plan } from './contracts/plan.ts';
-import { writeFileAtomic } from './fs/atomic-write.ts';
+import type { TaskFiles } from './fs/task-files.ts';
 import type { TaskPaths } from './layout.ts';
 
 /** Appends a dated line to `progress/notes.md`. */
-export async function appendNote(paths: TaskPaths, line: string): Promise<void> {
-  const current = await readFile(paths.notes, 'utf8').catch(() => '# Notes\n');
-  await writeFileAtomic(paths.notes, `${current.replace(/\n*$/, '\n')}- ${line}\n`);
+export async function appendNote(files: TaskFiles, paths: TaskPaths, line: string): Promise<void> {
+  const current = (await files.readText(paths.notes)) ?? '# Notes\n';
+  await files.write(paths.notes, `${current.replace(/\n*$/, '\n')}- ${line}\n`);
 }
 
 /** Writes `progress/todo.md` from the plan's steps, checked when `done`. */
-export async function writeTodo(paths: TaskPaths, plan: Plan, done: boolean): Promise<void> {
+export async function writeTodo(files: TaskFiles, paths: TaskPaths, plan: Plan, done: boolean): Promise<void> {
   const lines = plan.steps.map(
     (step) => `- [${done ? 'x' : ' '}] ${step.title}${step.tools?.length ? ` (${step.tools.join(', ')})` : ''}`,
   );
-  await writeFileAtomic(paths.todo, `# To do\n\n${lines.join('\n')}\n`);
+  await files.write(paths.todo, `# To do\n\n${lines.join('\n')}\n`);
 }
 
 /** A citation in `progress/sources.jsonl`. */
@@ -58,16 +58,15 @@ export function sourcesFromOutputs(step: string, outputs: readonly unknown[]): S
 }
 
 /** Rewrites `progress/sources.jsonl` with `sources` added after the existing ones, without duplicates. */
-export async function addSources(paths: TaskPaths, sources: readonly SourceRecord[]): Promise<number> {
-  const existing = (await readFile(paths.sources, 'utf8').catch(() => ''))
-    .split('\n')
-    .filter((line) => line.trim() !== '');
+export async function addSources(
+  files: TaskFiles,
+  paths: TaskPaths,
+  sources: readonly SourceRecord[],
+): Promise<number> {
+  const existing = ((await files.readText(paths.sources)) ?? '').split('\n').filter((line) => line.trim() !== '');
   const seen = new Set(existing.map((line) => (JSON.parse(line) as SourceRecord).url));
   const added = sources.filter((source) => !seen.has(source.url) && seen.add(source.url));
-  await writeFileAtomic(
-    paths.sources,
-    [...existing, ...added.map((source) => JSON.stringify(source))].join('\n') + '\n',
-  );
+  await files.write(paths.sources, [...existing, ...added.map((source) => JSON.stringify(source))].join('\n') + '\n');
   return added.length;
 }
 

@@ -82,7 +82,10 @@ export function buildLoopContext(
     brief: entry.brief,
     tools,
     contextFor: (phase) =>
-      buildPhaseContext({ paths: session.paths, brief: entry.brief, history, ...(memory ? { memory } : {}) }, phase),
+      buildPhaseContext(
+        { paths: session.paths, files: session.files, brief: entry.brief, history, ...(memory ? { memory } : {}) },
+        phase,
+      ),
     takeReplanRequest: () => {
       const taken = replan;
       replan = undefined;

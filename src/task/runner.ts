@@ -1,4 +1,3 @@
-import { readFile, stat } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { createIdGenerator, type IdGenerator } from '../core/ids.ts';
@@ -8,9 +7,9 @@ import { createFileBroker } from './approvals/file-broker.ts';
 import type { EventFrame } from './contracts/events.ts';
 import type { StopReason } from './contracts/state.ts';
 import { finalizeRun } from './finalize.ts';
-import { writeFileAtomic } from './fs/atomic-write.ts';
 import { removeStaleTempFiles } from './fs/stale-temps.ts';
 import { durableFsFor } from './fs/durable-fs.ts';
+import { createTaskFiles, type TaskFiles } from './fs/task-files.ts';
 import { foldJournal } from './journal-fold.ts';
 import { openFileJournal } from './journal/file-journal.ts';
 import { readJournal } from './journal/read-journal.ts';
@@ -24,8 +23,10 @@ import { buildLoopContext, memoryFor } from './run-context.ts';
 import { isRunStop } from './run-stop.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import { createSession, type RunListener, type Session } from './session.ts';
+import { specForResume } from './resume-checks.ts';
 import { createFileStateStore } from './state-store.ts';
-import { goalFromBrief, readSpecFile, type TaskSpec, toSpecFile } from './task-spec.ts';
+import type { SpecFile } from './contracts/spec.ts';
+import { goalFromBrief, type TaskSpec, toSpecFile } from './task-spec.ts';
 
 export type { MemoryContext, RunnerOptions } from './runner-options.ts';
 export { DEFAULT_PERSONA } from './run-context.ts';
@@ -125,23 +126,27 @@ async function startRun(
   signal: AbortSignal | undefined,
 ): Promise<TaskHandle> {
   const paths = await checkTaskFolder(root);
-  if (await stat(paths.spec).catch(() => undefined)) {
+  const files = taskFilesFor(core, paths);
+  if (await files.exists(paths.spec)) {
     throw new AgencyError(
       'task_folder_invalid',
       `${paths.spec} exists: this task was already started. Continue it with \`agency resume ${root}\`, or delete progress/ to start over.`,
     );
   }
-  await ensureProgressDirs(paths);
+  await ensureProgressDirs(files, paths);
   const lock = await acquireRunLock(paths.lock, { now: core.now });
   try {
-    const brief = await readFile(paths.brief, 'utf8');
+    const brief = await readBrief(files, paths);
     const model = spec.model ?? (typeof core.options.model === 'string' ? core.options.model : undefined);
-    const specFile = toSpecFile(
-      { ...spec, ...(model ? { model } : {}) },
-      { taskId: core.newId('task'), goal: goalFromBrief(brief), now: core.now() },
+    const specFile = core.redactor.redact(
+      toSpecFile(
+        { ...spec, ...(model ? { model } : {}) },
+        { taskId: core.newId('task'), goal: goalFromBrief(brief), now: core.now() },
+      ),
     );
-    await writeFileAtomic(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
-    const { handle, entry } = await openRun(core, paths, specFile, [], signal, lock);
+    await files.write(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
+    const { handle, entry } = await openRun(core, { paths, files, spec: specFile, frames: [], brief }, signal, lock);
+    entry.session.emit(startedEvent(specFile));
     await entry.session.boundary({ phase: 'init', status: 'running' });
     return handle;
   } catch (error) {
@@ -152,7 +157,8 @@ async function startRun(
 
 async function resumeRun(core: RunnerCore, root: string, signal: AbortSignal | undefined): Promise<TaskHandle> {
   const paths = await checkTaskFolder(root);
-  if (!(await stat(paths.spec).catch(() => undefined))) {
+  const files = taskFilesFor(core, paths);
+  if (!(await files.exists(paths.spec)) && !(await files.exists(paths.events))) {
     throw new AgencyError(
       'task_folder_invalid',
       `${paths.spec} is missing: this task was never started, so there is nothing to resume. Start it with \`agency run ${root}\`.`,
@@ -160,17 +166,21 @@ async function resumeRun(core: RunnerCore, root: string, signal: AbortSignal | u
   }
   const lock = await acquireRunLock(paths.lock, { now: core.now });
   try {
-    const spec = await readSpecFile(paths.spec);
-    await ensureProgressDirs(paths);
-    await createFileStateStore(paths.progress).read();
-    const { frames, torn } = await readJournal(paths.events, { repair: true }).catch((error: unknown) => {
+    await ensureProgressDirs(files, paths);
+    const { frames, torn } = await readJournal(paths.events, { repair: true, fs: files.fs }).catch((error: unknown) => {
       // Killed after writing spec.json and before the journal's first frame: the run has done nothing yet.
       if (AgencyError.hasCode(error, 'path_not_found')) return { frames: [], torn: undefined };
       throw error;
     });
+    const resumed = await specForResume(files, paths, foldJournal(frames), (value) => core.redactor.redact(value));
+    await createFileStateStore(paths.progress, { fs: files.fs }).read();
     const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
-    const { handle, entry } = await openRun(core, paths, spec, frames, signal, lock);
+    const brief = await readBrief(files, paths);
+    const opened = { paths, files, spec: resumed.spec, frames, brief };
+    const { handle, entry } = await openRun(core, opened, signal, lock);
     const { session } = entry;
+    // Killed between writing spec.json and the first frame: the run starts now.
+    if (session.fold.spec === null) session.emit(startedEvent(resumed.spec));
     if (session.fold.finishReason) {
       throw new AgencyError(
         'task_folder_invalid',
@@ -187,6 +197,7 @@ async function resumeRun(core: RunnerCore, root: string, signal: AbortSignal | u
       },
     });
     if (lock.takenOver) session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
+    if (resumed.restored) session.warn(`${relative(paths.root, paths.spec)} was missing; rewrote it from the journal`);
     if (strays.length > 0) {
       const names = strays.map((file) => relative(paths.root, file)).join(', ');
       session.warn(`Removed ${strays.length} temp file(s) left by interrupted writes: ${names}`);
@@ -199,11 +210,12 @@ async function resumeRun(core: RunnerCore, root: string, signal: AbortSignal | u
   }
 }
 
+/** What a run is opened from: its folder, its spec and what the journal already holds. */
+type RunSource = { paths: TaskPaths; files: TaskFiles; spec: SpecFile; frames: EventFrame[]; brief: string };
+
 async function openRun(
   core: RunnerCore,
-  paths: TaskPaths,
-  spec: Awaited<ReturnType<typeof readSpecFile>>,
-  frames: EventFrame[],
+  { paths, files, spec, frames, brief }: RunSource,
   signal: AbortSignal | undefined,
   lock: RunLock,
 ): Promise<{ handle: TaskHandle; entry: Live }> {
@@ -215,7 +227,7 @@ async function openRun(
       `The spec names loop "${spec.loop}", which this runner does not have; known: ${[...loops.keys()].join(', ')}`,
     );
   }
-  const fs = durableFsFor(options.durableIo ?? 'inline');
+  const { fs } = files;
   const journal = await openFileJournal(paths.events, {
     sync: options.journalSync ?? 'group',
     fs,
@@ -226,10 +238,13 @@ async function openRun(
   const broker =
     typeof options.approvals === 'function'
       ? options.approvals(paths.progress)
-      : createFileBroker(paths.progress, { mode: options.approvals ?? spec.approvals.mode, now });
-  const firstStart = frames.find((frame) => frame.type === 'phase.start' || frame.type === 'run.resumed')?.ts;
+      : createFileBroker(paths.progress, { mode: options.approvals ?? spec.approvals.mode, now, fs });
+  const firstStart = frames.find(
+    (frame) => frame.type === 'run.started' || frame.type === 'phase.start' || frame.type === 'run.resumed',
+  )?.ts;
   const session = createSession({
     paths,
+    files,
     spec,
     journal,
     stateStore: createFileStateStore(paths.progress, { fs }),
@@ -243,7 +258,6 @@ async function openRun(
     newId,
     redact: (value) => redactor.redact(value),
   });
-  const brief = await readFile(paths.brief, 'utf8');
   const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };
   const entry: Live = { session, lock, loop, brief, memory: memoryFor(session, options, redactor) };
   core.live.set(handle, entry);
@@ -289,4 +303,23 @@ function wallClockTimer(session: Session): ReturnType<typeof setTimeout> | undef
   const timer = setTimeout(() => session.requestStop('budget.wall_clock'), Math.max(0, remaining));
   timer.unref();
   return timer;
+}
+
+// One confined, redacting view of the task folder per run; the journal, the state store and the broker share it.
+function taskFilesFor(core: RunnerCore, paths: TaskPaths): TaskFiles {
+  return createTaskFiles(paths.root, {
+    fs: durableFsFor(core.options.durableIo ?? 'inline'),
+    redactText: (text) => core.redactor.redactText(text),
+  });
+}
+
+async function readBrief(files: TaskFiles, paths: TaskPaths): Promise<string> {
+  const brief = await files.readText(paths.brief);
+  if (brief === undefined) throw new AgencyError('task_folder_invalid', `${paths.brief} is missing`);
+  return brief;
+}
+
+// The first frame of a run holds its whole spec, so a resumed run can tell whether spec.json was changed since.
+function startedEvent(spec: SpecFile) {
+  return { type: 'run.started', message: `Run ${spec.task_id} started`, data: { spec } } as const;
 }

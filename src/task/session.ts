@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { errorMessage } from '../core/errors.ts';
 import type { IdGenerator } from '../core/ids.ts';
 import { type BudgetTracker, createBudgetTracker, usageToJson } from './budgets.ts';
@@ -11,6 +10,7 @@ import type { Journal } from './journal/journal.ts';
 import type { TaskPaths } from './layout.ts';
 import { runStop } from './run-stop.ts';
 import type { StateStore } from './state-store.ts';
+import type { TaskFiles } from './fs/task-files.ts';
 
 /** Receives every journaled frame of a run, as it is appended. */
 export type RunListener = (frame: EventFrame) => void;
@@ -18,6 +18,8 @@ export type RunListener = (frame: EventFrame) => void;
 /** The live parts of one run: its folder, contracts, journal, state and budgets. */
 export type Session = {
   readonly paths: TaskPaths;
+  /** The run's own files: confined to the task folder, never through a link, redacted on write. */
+  readonly files: TaskFiles;
   readonly spec: SpecFile;
   readonly journal: Journal;
   readonly broker: ApprovalBroker;
@@ -52,6 +54,7 @@ export type Session = {
 /** What {@link createSession} needs. */
 export type SessionParts = {
   paths: TaskPaths;
+  files: TaskFiles;
   spec: SpecFile;
   journal: Journal;
   stateStore: StateStore;
@@ -79,6 +82,7 @@ export function createSession(parts: SessionParts): Session {
 
   const session: Session = {
     paths,
+    files: parts.files,
     spec,
     journal,
     broker: parts.broker,
@@ -201,7 +205,7 @@ async function checkStopConditions(
 ): Promise<void> {
   if (stopReason) throw runStop(stopReason);
   if (parts.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
-  if (await stat(parts.paths.stop).catch(() => undefined))
+  if (await parts.files.exists(parts.paths.stop))
     throw runStop('stopped', `${parts.paths.stop} exists: the run stops here`);
   const wall = budgets.checkWallClock();
   if (wall) throw runStop(wall, `The wall-clock budget of ${parts.spec.budgets.max_wall_clock_ms} ms is spent`);

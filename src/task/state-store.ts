@@ -4,6 +4,7 @@ import { tempFileName } from '../core/temp-files.ts';
 import { type StateFile, stateSchema } from './contracts/state.ts';
 import { findStateProblem } from './contracts/state-check.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
+import { confineFs } from './fs/confined-fs.ts';
 import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from './fs/durable-fs.ts';
 
 /** Where a run keeps its `agent.state.v1` record. */
@@ -16,7 +17,7 @@ export type StateStore = {
 
 /** Options for {@link createFileStateStore}. */
 export type FileStateStoreOptions = {
-  /** The file system. @default nodeDurableFs */
+  /** The file system. @default nodeDurableFs, confined to `progressDir` (see confineFs) */
   fs?: DurableFs;
 };
 
@@ -31,7 +32,7 @@ const RESTORE_HINT = 'restore it from the journal with `agency resume`, or move 
  */
 export function createFileStateStore(
   progressDir: string,
-  { fs = nodeDurableFs }: FileStateStoreOptions = {},
+  { fs = confineFs(nodeDurableFs, progressDir) }: FileStateStoreOptions = {},
 ): StateStore {
   const file = path.join(progressDir, 'state.json');
   // One temp name for the life of the store (see WriteFileAtomicOptions.temp).

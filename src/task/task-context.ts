@@ -1,13 +1,15 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Message } from '../core/messages.ts';
 import { isTempFileName } from '../core/temp-files.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import type { TaskPaths } from './layout.ts';
+import type { TaskFiles } from './fs/task-files.ts';
 
 /** What the task context of a phase is built from. */
 export type TaskContextSource = {
   paths: TaskPaths;
+  files: TaskFiles;
   brief: string;
   memory?: MemoryManager;
   /** Seeded conversation history for a phase, shaped by the history policy and deduped against the task context. */
@@ -27,7 +29,7 @@ export async function buildPhaseContext(source: TaskContextSource, phase: string
     `# Input files under task/ (read them with the read-only tools)\n\n${files.map((file) => `- task/${file}`).join('\n')}`,
   );
   if (phase !== 'gather') {
-    const findings = await readFile(paths.findings, 'utf8').catch(() => '');
+    const findings = (await source.files.readText(paths.findings).catch(() => undefined)) ?? '';
     if (findings.trim()) sections.push(`# Findings (progress/findings.md)\n\n${findings.trim()}`);
   }
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: sections.join('\n\n') }] }];

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import { HISTORY_POLICIES, SPEC_VERSION, type SpecFile, specSchema } from './contracts/spec.ts';
 import type { BudgetLimits } from './contracts/state.ts';
+import type { TaskFiles } from './fs/task-files.ts';
 
 /** Budgets a run is held to. Every one is enforced; unset ones are unlimited. */
 export type Budgets = {
@@ -97,17 +97,12 @@ export function toBudgetLimits(budgets: Budgets): BudgetLimits {
  * Reads and validates `progress/spec.json`.
  * @throws AgencyError `state_corrupt` naming the file and each bad field.
  */
-export async function readSpecFile(path: string): Promise<SpecFile> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (cause) {
+export async function readSpecFile(files: TaskFiles, path: string): Promise<SpecFile> {
+  const raw = await files.readText(path);
+  if (raw === undefined) {
     throw new AgencyError(
       'state_corrupt',
       `${path} is missing: this run was never started here, so there is nothing to resume`,
-      {
-        cause,
-      },
     );
   }
   return parseContractFile(path, raw, specSchema);

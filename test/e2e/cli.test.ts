@@ -106,7 +106,8 @@ describe('the other commands, and clear errors', () => {
     await writeFile(join(root, 'task', 'input.txt'), 'Agency runs governed agents.\n');
     expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto'])).code).toBe(0);
     const tail = await cli(['tail', root]);
-    expect(tail.stdout).toMatch(/#\s+1 phase\.start/);
+    expect(tail.stdout).toMatch(/#\s+1 run\.started/);
+    expect(tail.stdout).toMatch(/#\s+2 phase\.start/);
     expect(tail.stdout).toMatch(/finish\s+.*Finished: completed/);
     const json = await cli(['tail', root, '--json']);
     expect(JSON.parse(json.stdout.trim().split('\n')[0] as string)).toMatchObject({

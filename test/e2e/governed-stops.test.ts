@@ -180,7 +180,9 @@ describe('folders, locks and damaged files', () => {
     expect(result.finishReason).toBe('completed');
     expect(clean.deliverables?.length).toBeGreaterThan(0);
     expect(result.deliverables?.map((file) => file.sha256)).toEqual(clean.deliverables?.map((file) => file.sha256));
-    expect((await frames(root))[0]).toMatchObject({ seq: 1, type: 'run.resumed' });
+    const [first, second] = await frames(root);
+    expect(first).toMatchObject({ seq: 1, type: 'run.started' });
+    expect(second).toMatchObject({ seq: 2, type: 'run.resumed' });
   });
 
   it('explains a corrupt state.json or spec.json', async () => {

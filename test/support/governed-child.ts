@@ -30,7 +30,10 @@ const tools = (paths: TaskPaths) =>
           },
         },
   );
+// GOVERNED_CHILD_REQUIRE=<tool> starts the run with an approval required for every call of that tool.
+const required = process.env.GOVERNED_CHILD_REQUIRE;
 const runner = createRunner({ model: base, tools, approvals: 'auto' });
-const handle = mode === 'start' ? await runner.startTask(root) : await runner.resume(root);
+const spec = required ? { approvals: { requireTools: [required] } } : {};
+const handle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
 const result = await runner.run(handle);
 process.stdout.write(JSON.stringify({ finishReason: result.finishReason, deliverables: result.deliverables }));

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { decide } from '../../task/approvals/decide.ts';
 import { createFileBroker } from '../../task/approvals/file-broker.ts';
 import { followJournal } from '../../task/journal/follow-journal.ts';
@@ -6,6 +5,7 @@ import { readJournal } from '../../task/journal/read-journal.ts';
 import { checkTaskFolder, scaffoldTask } from '../../task/layout.ts';
 import { lockHolder } from '../../task/lock.ts';
 import { createFileStateStore } from '../../task/state-store.ts';
+import { createTaskFiles } from '../../task/fs/task-files.ts';
 import { EXIT } from '../exit-codes.ts';
 import { formatFrame, type Output } from '../render.ts';
 
@@ -120,7 +120,7 @@ export async function decideCommand(
 /** `agency stop <root>`: ask the run to stop at its next boundary (writes progress/STOP). */
 export async function stopCommand(root: string, out: Output): Promise<number> {
   const paths = await checkTaskFolder(root);
-  await writeFile(paths.stop, `stop requested at ${new Date().toISOString()}\n`);
+  await createTaskFiles(paths.root).write(paths.stop, `stop requested at ${new Date().toISOString()}\n`);
   const running = await lockHolder(paths.lock);
   out.write(
     `Wrote ${paths.stop}: ${running ? `the run (pid ${running}) stops at its next step boundary` : 'no run is active; the next run or resume stops at once'}.\n`,

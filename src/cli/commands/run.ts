@@ -3,6 +3,7 @@ import { AgencyError } from '../../core/errors.ts';
 import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
+import { createTaskFiles } from '../../task/fs/task-files.ts';
 import { readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
 import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
@@ -28,7 +29,7 @@ export type RunCommandOptions = {
 
 // On resume, the run keeps the model it was started with unless --model overrides it.
 async function modelSpecFor(paths: TaskPaths, options: RunCommandOptions, mode: 'start' | 'resume'): Promise<string> {
-  const specModel = mode === 'resume' ? (await readSpecFile(paths.spec)).model : undefined;
+  const specModel = mode === 'resume' ? (await readSpecFile(createTaskFiles(paths.root), paths.spec)).model : undefined;
   const modelSpec = options.model ?? specModel ?? undefined;
   if (!modelSpec) {
     throw Object.assign(new Error('No model: pass --model, e.g. --model openai:gpt-4o, or --model replay:<cassette>'), {

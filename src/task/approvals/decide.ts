@@ -1,9 +1,10 @@
 import { AgencyError } from '../../core/errors.ts';
 import type { ApprovalDecision } from '../contracts/approvals.ts';
-import type { WriteFile } from './file-broker.ts';
+import { type DurableFs, nodeDurableFs } from '../fs/durable-fs.ts';
+import { createTaskFiles } from '../fs/task-files.ts';
 import { approvalDirs, formatJson, readRequest, requestFiles } from './internal/approval-files.ts';
 import { lookAt } from './internal/await-decision.ts';
-import { createFileExclusive, defaultWriteFile, ensureDir } from './internal/write-file.ts';
+import { createFileExclusive } from './internal/write-file.ts';
 import { bindingOf, checkDecision } from './validate-decision.ts';
 
 /** Options for {@link decide}. */
@@ -14,8 +15,8 @@ export type DecideOptions = {
   reason?: string;
   /** Milliseconds since the epoch, for the decision's timestamp. @default Date.now */
   now?: () => number;
-  /** Writes a whole file atomically. @default a built-in writer (temp file, fsync, rename, fsync of the directory) */
-  writeFile?: WriteFile;
+  /** The file system, reached only below `progressDir` and never through a link. @default nodeDurableFs */
+  fs?: DurableFs;
 };
 
 /**
@@ -34,10 +35,11 @@ export async function decide(
   progressDir: string,
   id: string,
   decision: 'approved' | 'denied',
-  { by, reason, now = Date.now, writeFile = defaultWriteFile }: DecideOptions,
+  { by, reason, now = Date.now, fs = nodeDurableFs }: DecideOptions,
 ): Promise<ApprovalDecision> {
+  const io = createTaskFiles(progressDir, { fs });
   const files = requestFiles(progressDir, id);
-  const request = await readRequest(progressDir, id);
+  const request = await readRequest(io, progressDir, id);
   if (request === undefined) {
     throw new AgencyError(
       'approval_not_found',
@@ -59,12 +61,12 @@ export async function decide(
   const check = checkDecision(record, id, request);
   if (!check.ok) throw new AgencyError('approval_invalid', `${files.shownDecision}: ${check.problem}`);
 
-  await ensureDir(approvalDirs(progressDir).decisions);
-  if (await createFileExclusive(files.decision, formatJson(check.decision), writeFile)) return check.decision;
-  const existing = await lookAt(files, request);
+  await io.ensureDir(approvalDirs(progressDir).decisions);
+  if (await createFileExclusive(io, files.decision, formatJson(check.decision))) return check.decision;
+  const existing = await lookAt(io, files, request);
   if (existing.decision === undefined) {
     // The file on disk was never valid, so nothing acted on it: replace it with a correct one.
-    await writeFile(files.decision, formatJson(check.decision));
+    await io.write(files.decision, formatJson(check.decision));
     return check.decision;
   }
   if (existing.decision.decision === decision) return existing.decision;

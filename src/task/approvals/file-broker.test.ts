@@ -1,4 +1,4 @@
-import { mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,8 @@ import { AgencyError } from '../../core/errors.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../contracts/approvals.ts';
 import type { InvalidDecision } from './broker.ts';
 import { createFileBroker } from './file-broker.ts';
+import { nodeDurableFs } from '../fs/durable-fs.ts';
+import { createFsSpy, osError } from '../fs/fs-spy.ts';
 import { createRng, sampleRequest, validDecision } from './internal/decision-corpus.ts';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
@@ -71,12 +73,24 @@ describe('FileBroker.submit', () => {
     );
   });
 
-  it('surfaces a failing writer', async () => {
-    const failing = async () => {
-      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-    };
-    const broker = createFileBroker(progress, { mode: 'file', now, writeFile: failing });
+  it('surfaces a failing write', async () => {
+    const spy = createFsSpy(nodeDurableFs, {
+      fault: (call) => (call.op === 'write' ? osError('ENOSPC', 'write') : undefined),
+    });
+    const broker = createFileBroker(progress, { mode: 'file', now, fs: spy.fs });
     await expect(broker.submit(planRequest())).rejects.toThrow('no space left');
+  });
+
+  it('never writes or reads through a link planted in its folder', async () => {
+    const outside = path.join(root, 'outside');
+    await mkdir(outside);
+    await mkdir(path.join(progress, 'approvals'), { recursive: true });
+    await symlink(outside, path.join(progress, 'approvals', 'requests'));
+    const broker = createFileBroker(progress, { mode: 'file', now });
+    await expect(broker.submit(planRequest())).rejects.toSatisfy((error) =>
+      AgencyError.hasCode(error, 'path_symlink_escape'),
+    );
+    expect(await readdir(outside)).toEqual([]);
   });
 });
 

@@ -4,11 +4,10 @@ import { type ApprovalDecision, type ApprovalRequest, approvalRequestSchema } fr
 import type { ApprovalBroker, InvalidDecision } from './broker.ts';
 import { approvalDirs, formatJson, listRequestIds, readRequest, requestFiles } from './internal/approval-files.ts';
 import { awaitDecision, invalidOf, lookAt } from './internal/await-decision.ts';
-import { createFileExclusive, defaultWriteFile, ensureDir } from './internal/write-file.ts';
+import { createFileExclusive } from './internal/write-file.ts';
 import { conflictProblem, sameDecision } from './validate-decision.ts';
-
-/** Writes a whole file atomically: readers see the old content or the new, never a mix. */
-export type WriteFile = (file: string, data: string) => Promise<void>;
+import { type DurableFs, nodeDurableFs } from '../fs/durable-fs.ts';
+import { createTaskFiles } from '../fs/task-files.ts';
 
 /** How approvals are decided: by a human writing decision files, or automatically (development only). */
 export type ApprovalMode = 'file' | 'auto';
@@ -24,8 +23,11 @@ export type FileBrokerOptions = {
   now?: () => number;
   /** How often `await` re-reads the decision file besides watching it. @default 250 */
   pollMs?: number;
-  /** Writes a whole file atomically (temp file, fsync, rename, fsync of the directory). @default a built-in writer */
-  writeFile?: WriteFile;
+  /**
+   * The file system under the broker's files, which it reaches only below `progressDir` and never through a link.
+   * @default nodeDurableFs
+   */
+  fs?: DurableFs;
 };
 
 /** An {@link ApprovalBroker} over `progress/approvals/{requests,decisions}/<id>.json`. */
@@ -48,15 +50,16 @@ export type FileBroker = ApprovalBroker & {
  */
 export function createFileBroker(
   progressDir: string,
-  { mode, now = Date.now, pollMs = 250, writeFile = defaultWriteFile }: FileBrokerOptions,
+  { mode, now = Date.now, pollMs = 250, fs = nodeDurableFs }: FileBrokerOptions,
 ): FileBroker {
   const acted = new Map<string, ApprovalDecision>();
-  const ctx = { progressDir, mode, now, pollMs, writeFile, acted };
+  const io = createTaskFiles(progressDir, { fs });
+  const ctx = { progressDir, mode, now, pollMs, files: io, acted };
 
   const get = async (id: string) => {
     const files = requestFiles(progressDir, id);
-    const request = await readRequest(progressDir, id);
-    const look = await lookAt(files, request);
+    const request = await readRequest(io, progressDir, id);
+    const look = await lookAt(io, files, request);
     const first = acted.get(id);
     let invalid: InvalidDecision | undefined = invalidOf(files, id, look.problem);
     if (first !== undefined && look.decision !== undefined && !sameDecision(first, look.decision)) {
@@ -82,10 +85,10 @@ export function createFileBroker(
       }
       const files = requestFiles(progressDir, parsed.data.id);
       const dirs = approvalDirs(progressDir);
-      await ensureDir(dirs.requests);
-      await ensureDir(dirs.decisions);
-      if (await createFileExclusive(files.request, formatJson(parsed.data), writeFile)) return;
-      const existing = await readRequest(progressDir, parsed.data.id);
+      await io.ensureDir(dirs.requests);
+      await io.ensureDir(dirs.decisions);
+      if (await createFileExclusive(io, files.request, formatJson(parsed.data))) return;
+      const existing = await readRequest(io, progressDir, parsed.data.id);
       if (existing !== undefined && canonicalJson(existing) === canonicalJson(parsed.data)) return;
       throw new AgencyError(
         'invalid_argument',
@@ -96,13 +99,13 @@ export function createFileBroker(
 
     async await(id, options) {
       const files = requestFiles(progressDir, id);
-      const request = await readRequest(progressDir, id);
+      const request = await readRequest(io, progressDir, id);
       if (request === undefined) {
         throw new AgencyError('approval_not_found', `${files.shownRequest} does not exist: submit the request first`, {
           details: { file: files.shownRequest },
         });
       }
-      await ensureDir(approvalDirs(progressDir).decisions);
+      await io.ensureDir(approvalDirs(progressDir).decisions);
       return awaitDecision(ctx, request, options);
     },
 
@@ -110,7 +113,7 @@ export function createFileBroker(
 
     async pending(): Promise<ApprovalRequest[]> {
       const pending: ApprovalRequest[] = [];
-      for (const id of await listRequestIds(progressDir)) {
+      for (const id of await listRequestIds(io, progressDir)) {
         // A request file that cannot be read is not listed; `get(id)` reports what is wrong with it.
         const entry = await get(id).catch(() => undefined);
         if (entry?.request !== undefined && entry.decision === undefined) pending.push(entry.request);

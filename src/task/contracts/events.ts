@@ -5,6 +5,7 @@ export const EVENTS_VERSION = 'agent.events.v1';
 
 /** Every event type a governed run journals. */
 export const EVENT_TYPES = [
+  'run.started',
   'phase.start',
   'phase.finish',
   'plan.proposed',
@@ -24,6 +25,7 @@ export const EVENT_TYPES = [
   'verify.pass',
   'verify.fail',
   'run.resumed',
+  'step.checkpoint',
   'warning',
   'finish',
   'error',

@@ -30,6 +30,28 @@ export type DurableFs = {
   unlink(path: string): Promise<void>;
   unlinkSync(path: string): void;
   readFile(path: string): Promise<Buffer>;
+  /** Reads the rest of an open file. */
+  readFd(fd: number): Promise<Buffer>;
+  /** Creates one directory (not its parents); EEXIST when something, a link included, already has the name. */
+  mkdir(path: string): Promise<void>;
+  /** The names in a directory. */
+  readdir(path: string): Promise<fs.Dirent[]>;
+  /** Describes a path without following a final link. */
+  lstat(path: string): Promise<fs.Stats>;
+  /** Hard-links `to` to the file at `from` (never following a link at `from`); EEXIST when `to` exists. */
+  link(from: string, to: string): Promise<void>;
+};
+
+// The calls only the runner's own file handling makes, off the event loop's thread in both ports.
+const METADATA_CALLS = {
+  readFd: (fd: number) =>
+    new Promise<Buffer>((resolve, reject) => {
+      fs.readFile(fd, (error, data) => (error ? reject(error) : resolve(data)));
+    }),
+  mkdir: (path: string) => fs.promises.mkdir(path),
+  readdir: (path: string) => fs.promises.readdir(path, { withFileTypes: true }),
+  lstat: (path: string) => fs.promises.lstat(path),
+  link: (from: string, to: string) => fs.promises.link(from, to),
 };
 
 // The synchronous forms, shared by both ports.
@@ -48,6 +70,7 @@ const SYNC_CALLS = {
  */
 export const threadPoolDurableFs: DurableFs = {
   ...SYNC_CALLS,
+  ...METADATA_CALLS,
   blocking: false,
   open: (path, flags, mode) =>
     new Promise((resolve, reject) => {
@@ -72,6 +95,7 @@ export const threadPoolDurableFs: DurableFs = {
  */
 export const inlineDurableFs: DurableFs = {
   ...SYNC_CALLS,
+  ...METADATA_CALLS,
   blocking: true,
   open: (path, flags, mode) => settle(() => fs.openSync(path, flags, mode)),
   write: (fd, data, offset, length) => settle(() => fs.writeSync(fd, data, offset, length)),

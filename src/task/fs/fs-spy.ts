@@ -1,7 +1,20 @@
 import { type DurableFs, nodeDurableFs } from './durable-fs.ts';
 
 /** One {@link DurableFs} operation, whichever form (async or `*Sync`) was called. */
-export type FsOp = 'open' | 'write' | 'fsync' | 'ftruncate' | 'close' | 'rename' | 'unlink' | 'readFile';
+export type FsOp =
+  | 'open'
+  | 'write'
+  | 'fsync'
+  | 'ftruncate'
+  | 'close'
+  | 'rename'
+  | 'unlink'
+  | 'readFile'
+  | 'readFd'
+  | 'mkdir'
+  | 'readdir'
+  | 'lstat'
+  | 'link';
 
 /** One recorded call: the operation, what it was made on (a path or a descriptor), and whether the sync form ran. */
 export type FsCall = { op: FsOp; target: string | number; sync: boolean };
@@ -62,6 +75,11 @@ export function createFsSpy(base: DurableFs = nodeDurableFs, { fault }: { fault?
     unlink: (path) => async('unlink', path, () => base.unlink(path)),
     unlinkSync: (path) => sync('unlink', path, () => base.unlinkSync(path)),
     readFile: (path) => async('readFile', path, () => base.readFile(path)),
+    readFd: (fd) => async('readFd', fd, () => base.readFd(fd)),
+    mkdir: (path) => async('mkdir', path, () => base.mkdir(path)),
+    readdir: (path) => async('readdir', path, () => base.readdir(path)),
+    lstat: (path) => async('lstat', path, () => base.lstat(path)),
+    link: (from, to) => async('link', to, () => base.link(from, to)),
   };
   return { fs, calls, count: (...ops) => calls.filter((call) => ops.includes(call.op)).length };
 }

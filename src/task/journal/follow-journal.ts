@@ -1,4 +1,4 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { constants, type FSWatcher, watch } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { EventFrame } from '../contracts/events.ts';
 import { osErrorCode } from '../fs/durable-fs.ts';
@@ -93,7 +93,8 @@ async function readNew(file: string, cursor: Cursor): Promise<{ frames: EventFra
 async function readFrom(file: string, cursor: Cursor): Promise<Buffer | undefined> {
   let handle;
   try {
-    handle = await open(file, 'r');
+    // Never through a link: a journal replaced by one would otherwise be read from wherever it points.
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     if (osErrorCode(error) === 'ENOENT') return undefined;
     throw error;

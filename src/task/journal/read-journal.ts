@@ -1,5 +1,7 @@
 import { constants } from 'node:fs';
+import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
+import { confineFs } from '../fs/confined-fs.ts';
 import type { EventFrame } from '../contracts/events.ts';
 import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from '../fs/durable-fs.ts';
 import { parseJournal, type TornTail } from './parse-journal.ts';
@@ -8,7 +10,7 @@ import { parseJournal, type TornTail } from './parse-journal.ts';
 export type ReadJournalOptions = {
   /** Cut a torn last line off the file (truncate to the last intact newline, then fsync). @default false */
   repair?: boolean;
-  /** The file system. @default nodeDurableFs */
+  /** The file system. @default nodeDurableFs, confined to the journal's directory (see confineFs) */
   fs?: DurableFs;
 };
 
@@ -26,7 +28,7 @@ export type ReadJournalResult = { frames: EventFrame[]; torn?: TornTail };
  */
 export async function readJournal(
   file: string,
-  { repair = false, fs = nodeDurableFs }: ReadJournalOptions = {},
+  { repair = false, fs = confineFs(nodeDurableFs, path.dirname(file)) }: ReadJournalOptions = {},
 ): Promise<ReadJournalResult> {
   let bytes: Buffer;
   try {

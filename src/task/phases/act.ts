@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { AgencyError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, planSchema, signPlan } from '../contracts/plan.ts';
@@ -39,7 +38,7 @@ export async function actPhase(
   const { paths, session } = context;
   let edited = false;
   const checkPlan = async (): Promise<string | undefined> => {
-    const raw = await readFile(paths.planCurrent, 'utf8').catch(() => '');
+    const raw = (await session.files.readText(paths.planCurrent).catch(() => undefined)) ?? '';
     let current: string | undefined;
     try {
       current = signPlan(parseContractFile(paths.planCurrent, raw, planSchema));
@@ -97,9 +96,9 @@ export function planWithTools(plan: Plan, request: ReplanRequest): Plan {
  * @throws AgencyError `plan_invalid` naming the file and the fields to fix.
  */
 export async function readEditedPlan(context: LoopContext): Promise<Plan> {
-  const { paths } = context;
+  const { paths, session } = context;
   try {
-    return parseContractFile(paths.planCurrent, await readFile(paths.planCurrent, 'utf8'), planSchema);
+    return parseContractFile(paths.planCurrent, (await session.files.readText(paths.planCurrent)) ?? '', planSchema);
   } catch (cause) {
     throw new AgencyError(
       'plan_invalid',

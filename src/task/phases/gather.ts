@@ -1,7 +1,6 @@
 import type { Tool } from '../../tools/define-tool.ts';
 import type { LoopContext } from '../loop.ts';
 import { addSources, appendNote, sourcesFromOutputs } from '../progress-files.ts';
-import { writeFileAtomic } from '../fs/atomic-write.ts';
 
 /** Tools Gather may use: read-only ones, and idempotent network reads such as `http_fetch`. */
 export function isGatherTool(tool: Tool): boolean {
@@ -33,7 +32,7 @@ export async function gatherPhase(
   });
   return context.step('record-findings', 'files', async (id) => {
     const { paths } = context;
-    await writeFileAtomic(paths.findings, `${context.session.redact(gathered.output.trim())}\n`);
+    await context.session.files.write(paths.findings, `${gathered.output.trim()}\n`);
     const outputs = gathered.messages.flatMap((message) =>
       message.role === 'tool'
         ? message.content.flatMap((part) =>
@@ -41,8 +40,16 @@ export async function gatherPhase(
           )
         : [],
     );
-    const added = await addSources(paths, context.session.redact(sourcesFromOutputs(id, outputs)));
-    await appendNote(paths, `gather: findings written (${gathered.toolCalls} tool call(s), ${added} source(s))`);
+    const added = await addSources(
+      context.session.files,
+      paths,
+      context.session.redact(sourcesFromOutputs(id, outputs)),
+    );
+    await appendNote(
+      context.session.files,
+      paths,
+      `gather: findings written (${gathered.toolCalls} tool call(s), ${added} source(s))`,
+    );
     return { findings: gathered.output, sources: added };
   });
 }

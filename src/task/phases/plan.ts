@@ -1,7 +1,6 @@
 import { AgencyError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
-import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { appendNote, writeTodo } from '../progress-files.ts';
 import { isGatherTool } from './gather.ts';
@@ -62,16 +61,20 @@ export async function planPhase(context: LoopContext): Promise<SignedPlan> {
   return writePlan(context, parsed.plan, 'proposed by the model');
 }
 
-/** Writes a new plan version, signs it and journals `plan.proposed`. */
-export async function writePlan(context: LoopContext, plan: Plan, origin: string): Promise<SignedPlan> {
+/**
+ * Writes a new plan version, signs it and journals `plan.proposed`. Secrets are scrubbed from the plan before it is
+ * signed, so the plan that is approved, written and acted on is the scrubbed one.
+ */
+export async function writePlan(context: LoopContext, proposed: Plan, origin: string): Promise<SignedPlan> {
   return context.step('write-plan', 'files', async (id) => {
     const { paths, session } = context;
+    const plan = session.redact(proposed);
     const version = session.fold.planVersion + 1;
     const signature = signPlan(plan);
     const text = `${JSON.stringify(plan, null, 2)}\n`;
-    await writeFileAtomic(paths.plan(version), text);
-    await writeFileAtomic(paths.planCurrent, text);
-    await writeTodo(paths, plan, false);
+    await session.files.write(paths.plan(version), text);
+    await session.files.write(paths.planCurrent, text);
+    await writeTodo(session.files, paths, plan, false);
     session.fold.planVersion = version;
     session.fold.planSig = signature;
     session.emit({
@@ -86,7 +89,7 @@ export async function writePlan(context: LoopContext, plan: Plan, origin: string
         origin,
       },
     });
-    await appendNote(paths, `plan: v${version} signed ${signature.slice(0, 12)}… (${origin})`);
+    await appendNote(session.files, paths, `plan: v${version} signed ${signature.slice(0, 12)}… (${origin})`);
     await session.boundary({ plan_sig: signature });
     return { plan, version, signature, path: relativeToRoot(paths, paths.planCurrent) };
   });

@@ -3,7 +3,6 @@ import { isAbsolute, join, normalize } from 'node:path';
 import { Ajv } from 'ajv';
 import type { AcceptanceCheck } from '../contracts/plan.ts';
 import { VERIFY_VERSION, type VerifyReport } from '../contracts/verify-report.ts';
-import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { appendNote, listDeliverables, writeTodo } from '../progress-files.ts';
 import { extractJson, type SignedPlan } from './plan.ts';
@@ -73,7 +72,7 @@ export async function verifyPhase(
         created_at: new Date(session.now()).toISOString(),
       };
       const file = paths.verifyReport(attempt);
-      await writeFileAtomic(file, `${JSON.stringify(report, null, 2)}\n`);
+      await context.session.files.write(file, `${JSON.stringify(report, null, 2)}\n`);
       session.noteVerifyAttempt(attempt);
       const passedCount = criteria.filter((criterion) => criterion.passed).length;
       session.emit({
@@ -82,8 +81,9 @@ export async function verifyPhase(
         message: `Verify attempt ${attempt}: ${passedCount}/${criteria.length} criteria passed`,
         data: { attempt, report: relativeToRoot(paths, file), passed: passedCount, total: criteria.length },
       });
-      if (report.passed) await writeTodo(paths, signed.plan, true);
+      if (report.passed) await writeTodo(context.session.files, paths, signed.plan, true);
       await appendNote(
+        context.session.files,
         paths,
         `verify: attempt ${attempt} ${report.passed ? 'passed' : 'failed'} (${passedCount}/${criteria.length})`,
       );

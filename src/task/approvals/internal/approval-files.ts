@@ -1,9 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgencyError } from '../../../core/errors.ts';
 import { isTempFileName } from '../../../core/temp-files.ts';
 import { type ApprovalRequest, approvalRequestSchema } from '../../contracts/approvals.ts';
-import { errnoOf } from './write-file.ts';
+import type { TaskFiles } from '../../fs/task-files.ts';
 
 // Ids become file names, so only plain id characters are allowed: no separators, no dots, no traversal.
 const SAFE_ID = /^req_[0-9A-Za-z_-]{1,200}$/;
@@ -45,23 +44,17 @@ export function approvalDirs(progressDir: string): { requests: string; decisions
   };
 }
 
-/** The text of a file, or undefined when it does not exist. */
-export async function readTextIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /**
  * Reads a request file. Undefined when it does not exist.
  * @throws AgencyError `approval_invalid` when the file exists but is not a valid request.
  */
-export async function readRequest(progressDir: string, id: string): Promise<ApprovalRequest | undefined> {
+export async function readRequest(
+  io: TaskFiles,
+  progressDir: string,
+  id: string,
+): Promise<ApprovalRequest | undefined> {
   const files = requestFiles(progressDir, id);
-  const text = await readTextIfExists(files.request);
+  const text = await io.readText(files.request);
   if (text === undefined) return undefined;
   let value: unknown;
   try {
@@ -81,15 +74,11 @@ export async function readRequest(progressDir: string, id: string): Promise<Appr
 }
 
 /** The ids of every request file, oldest first (ids sort by creation time). */
-export async function listRequestIds(progressDir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(approvalDirs(progressDir).requests);
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return [];
-    throw error;
-  }
-  return names
+export async function listRequestIds(io: TaskFiles, progressDir: string): Promise<string[]> {
+  const entries = await io.list(approvalDirs(progressDir).requests);
+  return entries
+    .filter((entry) => entry.kind === 'file')
+    .map((entry) => entry.name)
     .filter((name) => name.endsWith('.json') && !isTempFileName(name))
     .map((name) => name.slice(0, -'.json'.length))
     .filter((id) => SAFE_ID.test(id))

@@ -1,10 +1,12 @@
+import { AgencyError } from '../../../core/errors.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../../contracts/approvals.ts';
 import type { ApprovalOutcome, AwaitApprovalOptions, InvalidDecision } from '../broker.ts';
-import type { WriteFile } from '../file-broker.ts';
+import type { TaskFiles } from '../../fs/task-files.ts';
 import { bindingOf, checkDecisionText, conflictProblem, sameDecision, toOutcome } from '../validate-decision.ts';
-import { approvalDirs, formatJson, readTextIfExists, type RequestFiles, requestFiles } from './approval-files.ts';
+import { approvalDirs, formatJson, type RequestFiles, requestFiles } from './approval-files.ts';
 import { type CheckReason, type Recheck, waitForChange } from './wait-for-change.ts';
-import { createFileExclusive, errnoOf } from './write-file.ts';
+import { osErrorCode } from '../../fs/durable-fs.ts';
+import { createFileExclusive } from './write-file.ts';
 
 /** What the file broker's `await` needs from its broker. */
 export type AwaitContext = {
@@ -12,7 +14,8 @@ export type AwaitContext = {
   mode: 'file' | 'auto';
   now: () => number;
   pollMs: number;
-  writeFile: WriteFile;
+  /** The broker's view of `progressDir`: confined, never through a link. */
+  files: TaskFiles;
   /** The first valid decision acted on, per request id: it stands, whatever the file says later. */
   acted: Map<string, ApprovalDecision>;
 };
@@ -32,7 +35,7 @@ export async function awaitDecision(
   const report = (problem: string) => onInvalid?.({ id: request.id, file: files.shownDecision, problem });
   const first = ctx.acted.get(request.id);
   if (first !== undefined) {
-    const look = await lookAt(files, request);
+    const look = await lookAt(ctx.files, files, request);
     if (look.text !== undefined && !(look.decision !== undefined && sameDecision(look.decision, first))) {
       report(look.decision === undefined ? (look.problem ?? '') : conflictProblem(first));
     }
@@ -56,14 +59,14 @@ export async function awaitDecision(
   };
 
   const step = async (_reason: CheckReason, recheck: Recheck): Promise<ApprovalOutcome | undefined> => {
-    let look = await lookAt(files, request);
+    let look = await lookAt(ctx.files, files, request);
     if (look.decision !== undefined) return act(ctx, look.decision);
     const expired = ctx.now() >= Date.parse(request.expires_at);
     noteInvalid(look, recheck, expired);
     if (expired) return expire(ctx, request, files, look);
     if (ctx.mode === 'auto' && look.text === undefined) {
-      await createFileExclusive(files.decision, formatJson(autoDecision(ctx, request)), ctx.writeFile);
-      look = await lookAt(files, request);
+      await createFileExclusive(ctx.files, files.decision, formatJson(autoDecision(ctx, request)));
+      look = await lookAt(ctx.files, files, request);
       if (look.decision !== undefined) return act(ctx, look.decision);
     }
     return undefined;
@@ -83,12 +86,12 @@ export function invalidOf(files: RequestFiles, id: string, problem: string | und
 }
 
 /** Reads and checks the decision file of `request`. */
-export async function lookAt(files: RequestFiles, request: ApprovalRequest | undefined): Promise<Look> {
+export async function lookAt(io: TaskFiles, files: RequestFiles, request: ApprovalRequest | undefined): Promise<Look> {
   let text: string | undefined;
   try {
-    text = await readTextIfExists(files.decision);
+    text = await io.readText(files.decision);
   } catch (error) {
-    const code = errnoOf(error) ?? 'unknown error';
+    const code = osErrorCode(error) ?? (AgencyError.isInstance(error) ? error.code : 'unknown error');
     return { text: `\0unreadable:${code}`, problem: `cannot be read (${code}); make it a readable regular file` };
   }
   if (text === undefined) return {};
@@ -119,10 +122,10 @@ async function expire(
   };
   if (look.text === undefined) {
     // A decision may land between the look and this write: then it is looked at on the next check instead.
-    if (!(await createFileExclusive(files.decision, formatJson(decision), ctx.writeFile))) return undefined;
+    if (!(await createFileExclusive(ctx.files, files.decision, formatJson(decision)))) return undefined;
   } else {
     // The invalid file was reported above; the expiry record replaces it so the folder says what happened.
-    await ctx.writeFile(files.decision, formatJson(decision));
+    await ctx.files.write(files.decision, formatJson(decision));
   }
   return act(ctx, decision);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../../core/errors.ts';
-import { readTextIfExists } from './approval-files.ts';
+import { createTaskFiles } from '../../fs/task-files.ts';
 import { type CheckReason, waitForChange } from './wait-for-change.ts';
 
 let dir: string;
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 const readWhenPresent = (file: string, reasons: CheckReason[]) => async (reason: CheckReason) => {
   reasons.push(reason);
-  return readTextIfExists(file);
+  return createTaskFiles(path.dirname(file)).readText(file);
 };
 
 describe('waitForChange', () => {

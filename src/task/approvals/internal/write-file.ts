@@ -1,74 +1,62 @@
-import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import { tempFileName } from '../../../core/temp-files.ts';
-import { writeFileAtomic } from '../../fs/atomic-write.ts';
-import type { WriteFile } from '../file-broker.ts';
-
-/** The default writer: the task folder's shared atomic write (temp file, fsync, rename, fsync of the directory). */
-export const defaultWriteFile: WriteFile = (file, data) => writeFileAtomic(file, data);
+import { osErrorCode, writeAll } from '../../fs/durable-fs.ts';
+import type { TaskFiles } from '../../fs/task-files.ts';
 
 /**
- * Creates `file` with `data` only if it does not exist yet, atomically: the data goes to a temp file through
- * `write`, which is then hard-linked to the final name (a link never replaces an existing file). Returns false when
- * the file already exists.
+ * Creates `file` with `data` only if it does not exist yet, atomically: the data goes to a temp file, which is then
+ * hard-linked to the final name (a link never replaces an existing file). Returns false when the file already
+ * exists. Every call goes through `files`, so no link in the folder is followed.
  */
-export async function createFileExclusive(file: string, data: string, write: WriteFile): Promise<boolean> {
+export async function createFileExclusive(files: TaskFiles, file: string, data: string): Promise<boolean> {
   const temp = path.join(path.dirname(file), tempFileName(path.basename(file)));
-  await write(temp, data);
+  await files.write(temp, data);
   try {
-    await link(temp, file);
+    await files.fs.link(temp, file);
   } catch (error) {
-    if (errnoOf(error) === 'EEXIST') return false;
-    if (!LINK_UNSUPPORTED.has(errnoOf(error) ?? '')) throw error;
+    if (osErrorCode(error) === 'EEXIST') return false;
+    if (!LINK_UNSUPPORTED.has(osErrorCode(error) ?? '')) throw error;
     // Some filesystems (FUSE, SMB) refuse hard links: fall back to an exclusive open, which can expose a partially
     // written file to a reader for a moment; readers refuse partial files anyway.
-    return await createWithExclusiveOpen(file, data);
+    return await createWithExclusiveOpen(files, file, data);
   } finally {
-    await unlink(temp).catch(() => undefined);
+    await files.remove(temp).catch(() => undefined);
   }
-  await syncDir(path.dirname(file));
+  await syncDir(files, path.dirname(file));
   return true;
-}
-
-/** Creates a directory and its parents. */
-export async function ensureDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
-}
-
-/** The `code` of a Node system error, if any. */
-export function errnoOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+const { O_WRONLY, O_CREAT, O_EXCL, O_RDONLY, O_DIRECTORY } = constants;
 
-async function createWithExclusiveOpen(file: string, data: string): Promise<boolean> {
-  let handle;
+async function createWithExclusiveOpen(files: TaskFiles, file: string, data: string): Promise<boolean> {
+  const { fs } = files;
+  let fd: number;
   try {
-    handle = await open(file, 'wx', 0o644);
+    fd = await fs.open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644);
   } catch (error) {
-    if (errnoOf(error) === 'EEXIST') return false;
+    if (osErrorCode(error) === 'EEXIST') return false;
     throw error;
   }
   try {
-    await handle.writeFile(data, 'utf8');
-    await handle.sync();
+    await writeAll(fs, fd, Buffer.from(data, 'utf8'));
+    await fs.fsync(fd);
   } finally {
-    await handle.close();
+    await fs.close(fd);
   }
-  await syncDir(path.dirname(file));
+  await syncDir(files, path.dirname(file));
   return true;
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+async function syncDir(files: TaskFiles, dir: string): Promise<void> {
+  const fd = await files.fs.open(dir, O_RDONLY | O_DIRECTORY);
   try {
-    await handle.sync();
+    await files.fs.fsync(fd);
   } catch (error) {
-    // Some filesystems cannot fsync a directory; the rename itself has still happened.
-    if (errnoOf(error) !== 'EINVAL' && errnoOf(error) !== 'EISDIR') throw error;
+    // Some filesystems cannot fsync a directory; the link itself has still happened.
+    if (osErrorCode(error) !== 'EINVAL' && osErrorCode(error) !== 'EISDIR') throw error;
   } finally {
-    await handle.close();
+    await files.fs.close(fd);
   }
 }

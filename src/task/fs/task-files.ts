@@ -1,0 +1,129 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { AgencyError } from '../../core/errors.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+import { confineFs, type ConfinedFs } from './confined-fs.ts';
+import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from './durable-fs.ts';
+
+/** The largest file the runner reads back from its own folder (a journal is read by the journal reader instead). */
+export const MAX_TASK_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How the runner reads and writes its own files (spec, state, plan, approvals, notes, step records): confined to the
+ * task folder, never through a symbolic link, and with every write scrubbed of secrets. One object per task folder.
+ */
+export type TaskFiles = {
+  /** The confined port, for the journal and the state store. */
+  readonly fs: ConfinedFs;
+  /** The text of a regular file, or undefined when there is none. @throws AgencyError for a link or a special file */
+  readText(file: string): Promise<string | undefined>;
+  /** Replaces a file atomically with `text`, redacted. */
+  write(file: string, text: string): Promise<void>;
+  /** Creates a directory and its missing parents under the root, refusing links on the way. */
+  ensureDir(dir: string): Promise<void>;
+  /** The entries of a directory, or none when it does not exist. */
+  list(dir: string): Promise<Array<{ name: string; kind: 'file' | 'dir' | 'other' }>>;
+  /** Whether anything (a link included) has this name. */
+  exists(file: string): Promise<boolean>;
+  /** Removes a file if it is there. */
+  remove(file: string): Promise<void>;
+};
+
+/** Options for {@link createTaskFiles}. */
+export type TaskFilesOptions = {
+  /** The file system underneath. @default nodeDurableFs */
+  fs?: DurableFs;
+  /** Scrubs text before it is written. @default no scrubbing */
+  redactText?: (text: string) => string;
+};
+
+/**
+ * The runner's file access for the folder at `root`.
+ *
+ * @example
+ * const files = createTaskFiles('/runs/t1', { redactText: (text) => redactor.redactText(text) });
+ * await files.write('/runs/t1/progress/notes.md', '# Notes\n');
+ */
+export function createTaskFiles(
+  root: string,
+  { fs: base = nodeDurableFs, redactText = (text) => text }: TaskFilesOptions = {},
+): TaskFiles {
+  const fs = confineFs(base, root);
+  const ensureDir = async (dir: string): Promise<void> => {
+    // The root is the caller's choice and may be reached through a link; below it, links are refused.
+    await mkdir(fs.root, { recursive: true });
+    const relative = path.relative(fs.root, path.resolve(dir));
+    let current = fs.root;
+    for (const part of relative === '' ? [] : relative.split(path.sep)) {
+      current = path.join(current, part);
+      try {
+        await fs.mkdir(current);
+      } catch (cause) {
+        if (osErrorCode(cause) !== 'EEXIST') throw fileError('file_write_failed', current, 'mkdir', cause);
+        if (!(await fs.lstat(current)).isDirectory()) throw notADirectory(current);
+      }
+    }
+  };
+  return {
+    fs,
+    async readText(file) {
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(file);
+      } catch (cause) {
+        const code = osErrorCode(cause);
+        if (code === 'ENOENT') return undefined;
+        if (code === 'ELOOP') throw linkError(file, cause);
+        throw AgencyError.isInstance(cause) ? cause : fileError('internal', file, 'read', cause);
+      }
+      if (bytes.byteLength > MAX_TASK_FILE_BYTES) {
+        throw new AgencyError('limit_exceeded', `${file} is ${bytes.byteLength} bytes, over the runner's limit`);
+      }
+      return bytes.toString('utf8');
+    },
+    async write(file, text) {
+      await writeFileAtomic(file, redactText(text), { fs });
+    },
+    ensureDir,
+    async list(dir) {
+      const entries = await fs.readdir(dir).catch((cause: unknown) => {
+        if (osErrorCode(cause) === 'ENOENT') return [];
+        throw cause;
+      });
+      return entries.map((entry) => ({
+        name: entry.name,
+        kind: entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : 'other',
+      }));
+    },
+    async exists(file) {
+      return fs.lstat(file).then(
+        () => true,
+        (cause: unknown) => {
+          if (osErrorCode(cause) === 'ENOENT') return false;
+          throw cause;
+        },
+      );
+    },
+    async remove(file) {
+      await fs.unlink(file).catch((cause: unknown) => {
+        if (osErrorCode(cause) !== 'ENOENT') throw cause;
+      });
+    },
+  };
+}
+
+function linkError(file: string, cause: unknown): AgencyError {
+  return new AgencyError(
+    'path_symlink_escape',
+    `${file} is a symbolic link; the runner never follows links in its task folder. Replace it with the real file.`,
+    { cause, details: { path: file } },
+  );
+}
+
+function notADirectory(dir: string): AgencyError {
+  return new AgencyError(
+    'path_symlink_escape',
+    `${dir} is a symbolic link or a file where the runner needs a directory; replace it with a real directory.`,
+    { details: { path: dir } },
+  );
+}
