@@ -188,3 +188,120 @@ describe('redactError and AgencyError.toJSON', () => {
     expect(JSON.parse(json)).toMatchObject({ code: 'internal', message: 'leaked [REDACTED:anthropic]' });
   });
 });
+
+// A registered secret with characters that every encoding spells differently: `/+=&"<'>`, a 3-byte UTF-8 `€` and
+// two letters that NFD decomposes.
+const SECRET = `s3cr€t/Päss+wörd=&"<'>9Zq`;
+const hex4 = (unit: number) => unit.toString(16).padStart(4, '0');
+const eachUnit = (text: string, spell: (unit: number) => string) =>
+  Array.from({ length: text.length }, (_, index) => spell(text.charCodeAt(index))).join('');
+const eachPoint = (text: string, spell: (point: number) => string) =>
+  Array.from(text, (char) => spell(char.codePointAt(0) ?? 0)).join('');
+const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+const NAMED: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+function windows(text: string, size = 10): string[] {
+  return Array.from({ length: Math.max(0, text.length - size + 1) }, (_, start) => text.slice(start, start + size));
+}
+
+/** Neither the secret nor any 10 characters of it (or of the spelling it was written in) are left in `output`. */
+function expectNoFragment(output: string, ...spellings: string[]): void {
+  for (const form of [SECRET, ...spellings]) for (const piece of windows(form)) expect(output).not.toContain(piece);
+}
+
+describe('createRedactor: a registered secret in other spellings', () => {
+  const redactor = createRedactor({ extraSecrets: [SECRET] });
+
+  it.each([
+    ['URL-encoded with lower-case hex', lowerHex(encodeURIComponent(SECRET))],
+    ['encoded with encodeURI', encodeURI(SECRET)],
+    ['URL-encoded twice', encodeURIComponent(encodeURIComponent(SECRET))],
+    ['URL-encoded twice, lower-case hex', lowerHex(encodeURIComponent(encodeURIComponent(SECRET)))],
+    ['\\uXXXX-escaped, every character', eachUnit(SECRET, (unit) => `\\u${hex4(unit)}`)],
+    ['\\uXXXX-escaped in upper-case hex', eachUnit(SECRET, (unit) => `\\u${hex4(unit).toUpperCase()}`)],
+    [
+      'JSON with non-ASCII escaped (ensure_ascii)',
+      JSON.stringify(SECRET)
+        .slice(1, -1)
+        .replace(/[^\x20-\x7e]/g, (char) => `\\u${hex4(char.charCodeAt(0))}`),
+    ],
+    ['JSON-escaped twice (JSON in JSON)', JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1)],
+    ['\\uXXXX-escaped, then JSON-escaped', JSON.stringify(eachUnit(SECRET, (u) => `\\u${hex4(u)}`)).slice(1, -1)],
+    ['HTML hex entities', eachPoint(SECRET, (point) => `&#x${point.toString(16)};`)],
+    ['HTML decimal entities', eachPoint(SECRET, (point) => `&#${point};`)],
+    ['HTML-escaped with named entities', SECRET.replace(/[&<>"']/g, (char) => NAMED[char] ?? char)],
+    ['in NFD', SECRET.normalize('NFD')],
+    ['in upper case', SECRET.toUpperCase()],
+    ['in lower case', SECRET.toLowerCase()],
+    [
+      'in a different encoding per character',
+      Array.from(SECRET, (char, index) =>
+        [lowerHex(encodeURIComponent(char)), `\\u${hex4(char.charCodeAt(0))}`, `&#${char.charCodeAt(0)};`, char][
+          index % 4
+        ]!.replace(/^[a-z0-9]$/i, (plain) => `%${plain.charCodeAt(0).toString(16)}`),
+      ).join(''),
+    ],
+  ])('redacts it %s', (_name, spelled) => {
+    expect(spelled).not.toBe(SECRET);
+    const output = redactor.redactText(`before ${spelled} after`);
+    expect(output).toBe(`before ${REDACTED} after`);
+    expectNoFragment(output, spelled);
+  });
+
+  it('redacts the NFC spelling of a secret registered in NFD', () => {
+    const output = createRedactor({ extraSecrets: [SECRET.normalize('NFD')] }).redactText(`x ${SECRET} y`);
+    expect(output).toBe(`x ${REDACTED} y`);
+    expectNoFragment(output);
+  });
+
+  it('redacts it inside JSON-in-JSON, leaving both layers valid JSON', () => {
+    const text = JSON.stringify({ body: JSON.stringify({ secret_value: SECRET, n: 1 }) });
+    const output = redactor.redactText(text);
+    expect(output).toBe(JSON.stringify({ body: JSON.stringify({ secret_value: REDACTED, n: 1 }) }));
+    expectNoFragment(output, JSON.stringify(JSON.stringify(SECRET)));
+  });
+
+  it.each([0, 1, 2])('redacts its base64 at byte offset %i, standard and URL-safe', (offset) => {
+    const bytes = Buffer.from(`${'#'.repeat(offset)}${SECRET} and then some`);
+    // The base64 characters that come from the secret's bytes alone, whatever surrounds it.
+    const from = Math.ceil((offset * 8) / 6);
+    const to = Math.floor(((offset + Buffer.byteLength(SECRET)) * 8) / 6);
+    for (const encoding of ['base64', 'base64url'] as const) {
+      const encoded = bytes.toString(encoding);
+      const output = redactor.redactText(`data:${encoded}`);
+      expect(output).toContain(REDACTED);
+      expectNoFragment(output, encoded.slice(from, to));
+    }
+  });
+
+  it('leaves text that only resembles it alone', () => {
+    const near = SECRET.slice(0, -1);
+    for (const text of [near, encodeURIComponent(near), eachUnit(near, (u) => `\\u${hex4(u)}`), 'a%41b&#65;c\\u0041'])
+      expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('stays fast on 1 MB of near misses in every spelling', () => {
+    const near = SECRET.slice(0, -1);
+    const megabyte = (unit: string) => unit.repeat(Math.ceil(1_000_000 / unit.length));
+    const inputs = [
+      megabyte(`${near} `),
+      megabyte(`${near.toUpperCase()}|`),
+      megabyte(`${lowerHex(encodeURIComponent(encodeURIComponent(near)))}.`),
+      megabyte(`${eachUnit(near, (u) => `\\u${hex4(u)}`)}x`),
+      megabyte(`${eachPoint(near, (p) => `&#x${p.toString(16)};`)}y`),
+      megabyte(JSON.stringify(JSON.stringify(near))),
+      megabyte('%25'),
+      megabyte('\\'),
+      megabyte('&amp;'),
+      megabyte('&#x0000000000000'),
+    ];
+    const many = createRedactor({ extraSecrets: [SECRET, ...Array.from({ length: 20 }, (_, i) => `${near}${i}`)] });
+    let slowest = 0;
+    for (const input of inputs) {
+      const started = performance.now();
+      many.redactText(input);
+      slowest = Math.max(slowest, performance.now() - started);
+    }
+    expect(slowest).toBeLessThan(500);
+  });
+});

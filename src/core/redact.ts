@@ -1,3 +1,5 @@
+import { createSecretMatcher } from './redact-secrets.ts';
+
 /** The text that replaces a redacted value. Pattern matches use `[REDACTED:<kind>]`. */
 export const REDACTED = '[REDACTED]';
 
@@ -20,7 +22,12 @@ export type Redactor = {
    * of the same class, with message, stack, cause and fields redacted.
    */
   redact<T>(value: T): T;
-  /** Adds an exact value to redact from now on. Values shorter than {@link MIN_SECRET_LENGTH} are ignored. */
+  /**
+   * Adds a value to redact from now on, wherever it appears whole: as given, in NFC or NFD, in any letter case, and
+   * encoded, even partly or by turns, with `%XX` (either hex case, up to four layers deep, as `encodeURI` and
+   * `encodeURIComponent` write it), JSON escapes (`\"`, `\uXXXX`, JSON inside JSON) or HTML references (`&#NN;`,
+   * `&#xHH;`, `&amp;`…), and in base64. Values shorter than {@link MIN_SECRET_LENGTH} are ignored.
+   */
   register(secret: string): void;
 };
 
@@ -107,7 +114,7 @@ export function isSensitiveKey(key: string): boolean {
 
 /**
  * Creates a redactor. Built-in patterns catch the common secret shapes; `register` adds exact values (the credential
- * broker registers every credential it loads), also in their JSON-escaped and URL-encoded spellings.
+ * broker registers every credential it loads), also in their encoded spellings (see {@link Redactor.register}).
  *
  * @example
  * const redactor = createRedactor({ extraSecrets: [process.env.DB_PASSWORD ?? ''] });
@@ -121,26 +128,10 @@ export function createRedactor({
     kind,
     regex: new RegExp(regex.source, regex.flags.includes('g') ? regex.flags : `${regex.flags}g`),
   }));
-  const secrets = new Set<string>();
-  let ordered: string[] = [];
-
-  const register = (secret: string): void => {
-    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
-    const spellings = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
-    let added = false;
-    for (const spelling of spellings) {
-      if (spelling.length >= MIN_SECRET_LENGTH && !secrets.has(spelling)) {
-        secrets.add(spelling);
-        added = true;
-      }
-    }
-    // Longest first, so a secret that contains another is removed whole.
-    if (added) ordered = [...secrets].sort((a, b) => b.length - a.length);
-  };
+  const secrets = createSecretMatcher(MIN_SECRET_LENGTH, REDACTED);
 
   const redactText = (text: string): string => {
-    let out = text;
-    for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    let out = secrets.redact(text);
     for (const { kind, regex } of compiled) {
       regex.lastIndex = 0;
       out = out.replace(regex, (...args: unknown[]) => {
@@ -155,9 +146,9 @@ export function createRedactor({
   const redactor: Redactor = {
     redactText,
     redact: <T>(value: T): T => redactValue(value, redactText, new WeakMap()) as T,
-    register,
+    register: (secret) => secrets.register(secret),
   };
-  for (const secret of extraSecrets) register(secret);
+  for (const secret of extraSecrets) secrets.register(secret);
   return redactor;
 }
 
