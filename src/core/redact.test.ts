@@ -151,6 +151,18 @@ describe('redact (deep)', () => {
     expect(out.date).toBe(date);
   });
 
+  it('redacts registered secrets in object and map keys, and numbers spelling one', () => {
+    const numeric = createRedactor({ extraSecrets: ['registered-secret-1', '4111111111111111'] });
+    const out = numeric.redact({
+      'registered-secret-1': 'a key',
+      nested: { [`prefix REGISTERED-SECRET-1`]: 1, card: 4111111111111111, count: 41111111 },
+      map: new Map([['registered-secret-1', 'x']]),
+    });
+    const text = JSON.stringify({ ...out, map: [...out.map] });
+    expect(text).not.toMatch(/registered-secret-1|4111111111111111/i);
+    expect(out.nested).toEqual({ [`prefix ${REDACTED}`]: 1, card: REDACTED, count: 41111111 });
+  });
+
   it('isSensitiveKey knows the usual spellings', () => {
     for (const key of ['authorization', 'API_KEY', 'X-Api-Key', 'cookie', 'set-cookie', 'accessToken', 'client_secret'])
       expect(isSensitiveKey(key), key).toBe(true);

@@ -17,7 +17,8 @@ export type Redactor = {
   /** Replaces every known secret in `text`. */
   redactText(text: string): string;
   /**
-   * A deep copy of `value` with every string redacted. The whole value of a sensitive key (`authorization`,
+   * A deep copy of `value` with every string redacted, object and map keys included; a number whose digits spell a
+   * registered secret becomes {@link REDACTED}. The whole value of a sensitive key (`authorization`,
    * `api_key`, `password`, `x-api-key`, `cookie`, `set-cookie`, `…token`, `…secret`) is replaced. Errors stay errors
    * of the same class, with message, stack, cause and fields redacted.
    */
@@ -152,8 +153,11 @@ export function createRedactor({
   return redactor;
 }
 
-function redactValue(value: unknown, redactText: (text: string) => string, seen: WeakMap<object, unknown>): unknown {
+type RedactText = (text: string) => string;
+
+function redactValue(value: unknown, redactText: RedactText, seen: WeakMap<object, unknown>): unknown {
   if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return redactNumber(value, redactText);
   if (typeof value !== 'object' || value === null) return value;
   const known = seen.get(value);
   if (known !== undefined) return known;
@@ -170,7 +174,7 @@ function redactValue(value: unknown, redactText: (text: string) => string, seen:
     const out = new Map();
     seen.set(value, out);
     for (const [key, item] of value)
-      out.set(key, typeof key === 'string' && isSensitiveKey(key) ? REDACTED : recurse(item));
+      out.set(redactKey(key, redactText), typeof key === 'string' && isSensitiveKey(key) ? REDACTED : recurse(item));
     return out;
   }
   if (value instanceof Set) {
@@ -182,6 +186,11 @@ function redactValue(value: unknown, redactText: (text: string) => string, seen:
   // Plain objects, errors and class instances keep their prototype, so an AgencyError stays one.
   const out = Object.create(Object.getPrototypeOf(value) as object | null) as Record<PropertyKey, unknown>;
   seen.set(value, out);
+  copyFields(value, out, recurse, redactText);
+  return out;
+}
+
+function copyFields(value: object, out: object, recurse: (item: unknown) => unknown, redactText: RedactText): void {
   const isError = value instanceof Error;
   for (const key of Reflect.ownKeys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
@@ -190,14 +199,25 @@ function redactValue(value: unknown, redactText: (text: string) => string, seen:
     if (!descriptor.enumerable && !isError) continue;
     // Accessors are read once and copied as data, so a getter cannot hand back the unredacted value later.
     const item: unknown = 'value' in descriptor ? descriptor.value : Reflect.get(value, key);
-    Object.defineProperty(out, key, {
+    Object.defineProperty(out, redactKey(key, redactText), {
       value: typeof key === 'string' && isSensitiveKey(key) && isSecretShaped(item) ? REDACTED : recurse(item),
       enumerable: descriptor.enumerable ?? false,
       writable: true,
       configurable: true,
     });
   }
-  return out;
+}
+
+// A key is text a model or a tool chose (`{"<token>": …}` in tool arguments), so it is redacted like a value. A key
+// shorter than MIN_SECRET_LENGTH can hold neither a registered secret nor a pattern's match.
+function redactKey<K>(key: K, redactText: RedactText): K | string {
+  return typeof key === 'string' && key.length >= MIN_SECRET_LENGTH ? redactText(key) : key;
+}
+
+// A number can spell a registered secret (an account or card number); it is then written as the redacted text.
+function redactNumber(value: number | bigint, redactText: RedactText): number | bigint | string {
+  const text = String(value);
+  return text.length >= MIN_SECRET_LENGTH && redactText(text) !== text ? REDACTED : value;
 }
 
 // A sensitive key hides a scalar or a list of strings whole; an object under it (a JSON Schema for a `password`
@@ -208,7 +228,7 @@ function isSecretShaped(item: unknown): boolean {
   return Array.isArray(item) && item.length > 0 && item.every((entry) => typeof entry === 'string');
 }
 
-function redactUrl(url: URL, redactText: (text: string) => string): URL | string {
+function redactUrl(url: URL, redactText: RedactText): URL | string {
   const text = redactText(url.href);
   if (text === url.href) return url;
   try {
