@@ -129,7 +129,7 @@ async function journalCall(
     type: 'tool.call',
     step: gate.step,
     step_kind: gate.phase,
-    message: `${tool.name}(${preview(call.input)})`,
+    message: `${tool.name}(${preview(session, call.input)})`,
     data: {
       tool_call_id: call.toolCallId,
       tool: tool.name,
@@ -188,7 +188,8 @@ function block(session: Session, gate: StepGate, call: ToolCallPart, reason: str
   return { block: reason };
 }
 
-function preview(input: unknown): string {
-  const text = JSON.stringify(input ?? null);
+// Redacted before it is cut: a secret cut in two no longer matches, and the journal would then keep its first half.
+function preview(session: Session, input: unknown): string {
+  const text = JSON.stringify(session.redact(input ?? null));
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
