@@ -67,3 +67,47 @@ describe('redactingStream', () => {
     expect(sink.lines).toEqual(['plain [REDACTED:openai]']);
   });
 });
+
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => [key, ...stringsIn(item)]);
+}
+
+describe('createLogger: a registered secret in every position and spelling', () => {
+  // `/+=&"<'>` and the accented letters make each spelling below differ from the secret as registered.
+  const SECRET = `Lögger-Sëcret/+=&"<'>0123456789`;
+  const hex4 = (unit: number) => unit.toString(16).padStart(4, '0');
+  const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  const spellings: Array<[string, string]> = [
+    ['as registered', SECRET],
+    ['in upper case', SECRET.toUpperCase()],
+    ['in NFD', SECRET.normalize('NFD')],
+    ['URL-encoded, lower-case hex', lowerHex(encodeURIComponent(SECRET))],
+    ['encodeURI', encodeURI(SECRET)],
+    ['URL-encoded twice', encodeURIComponent(encodeURIComponent(SECRET))],
+    ['\\uXXXX-escaped', Array.from(SECRET, (char) => `\\u${hex4(char.charCodeAt(0))}`).join('')],
+    ['JSON-escaped twice', JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1)],
+    ['as HTML references', Array.from(SECRET, (char) => `&#x${char.charCodeAt(0).toString(16)};`).join('')],
+    ['in base64', Buffer.from(SECRET).toString('base64')],
+  ];
+
+  it.each(spellings)('leaves no 10 characters of it %s in any line', (_name, spelled) => {
+    const sink = memory();
+    const logger = createLogger({ destination: sink, redactor: createRedactor({ extraSecrets: [SECRET] }) });
+    const child = logger.child({ session: `s ${spelled}`, [spelled]: 'a key' });
+    child.info(`message ${spelled}`);
+    child.info('interpolated %s and %j', spelled, { spelled });
+    child.info({ nested: { deeper: { list: [`item ${spelled}`] } }, [`key ${spelled}`]: 1 }, 'fields');
+    const cause = new Error(`cause ${spelled}`);
+    const error = Object.assign(new AgencyError('tool_failed', `failed ${spelled}`, { cause }), { extra: spelled });
+    child.error({ err: error }, 'error object');
+    child.error(new Error(`bare ${spelled}`));
+    expect(sink.lines).toHaveLength(5);
+    // The lines as written, and every key and string in them as a reader gets them back.
+    const texts = [sink.lines.join('\n'), ...sink.lines.flatMap((line) => stringsIn(JSON.parse(line)))];
+    for (const form of [SECRET, spelled])
+      for (let start = 0; start + 10 <= form.length; start++)
+        for (const text of texts) expect(text).not.toContain(form.slice(start, start + 10));
+  });
+});

@@ -26,8 +26,9 @@ export type LoggerOptions = {
 
 /**
  * Creates a JSON-lines logger on pino. Every line is parsed, deep-redacted (sensitive keys such as `authorization`
- * hidden whole, secret-shaped strings and registered credentials replaced) and written again, so messages, bound
- * fields, serialized errors and their stacks are all covered. File destinations are written synchronously, so the
+ * hidden whole, secret-shaped strings and registered credentials replaced in values and keys, in any spelling the
+ * redactor knows) and written again, so messages, bound fields, serialized errors with their causes and stacks, and
+ * nested fields are all covered. Nothing in a line is cut before it is redacted. File destinations are written synchronously, so the
  * last lines before a crash are on disk. Human-readable CLI output is separate and does not go through here.
  *
  * @example
