@@ -12,49 +12,40 @@ export type DecodedText = { text: string; start?: Int32Array; end?: Int32Array }
 type Units = { units: Uint16Array; length: number; start: Int32Array; end: Int32Array };
 type Escape = { point: number; next: number };
 
-const ESCAPE_START = /[%&\\]/;
+// The start of an escape some pass could undo. Text without one only needs folding, which keeps every position.
+const ESCAPE = /%[0-9a-f]{2}|&(?:#x?[0-9a-f]|amp;|lt;|gt;|quot;|apos;)|\\[u"'\\/bfnrt]/i;
 
 /** Decodes and case-folds `text` for matching against secrets decoded the same way. */
 export function decodeForMatching(text: string): DecodedText {
-  if (!ESCAPE_START.test(text)) {
+  if (!ESCAPE.test(text)) {
     const lower = text.toLowerCase();
     // Lower-casing never shortens a code unit, so an unchanged length means each unit stayed in place.
     if (lower.length === text.length) return { text: lower.includes('ς') ? lower.replaceAll('ς', 'σ') : lower };
   }
+  // Two buffers, each pass decoding from one into the other: decoding never lengthens text.
   let current = unitsOf(text);
-  for (let pass = 0; pass < DECODE_PASSES; pass++) {
-    const next = decodePass(current);
-    if (next === undefined) break;
-    current = next;
-  }
+  let spare = emptyUnits(text.length);
+  for (let pass = 0; pass < DECODE_PASSES && decodePass(current, spare); pass++) [current, spare] = [spare, current];
   const { units, length, start, end } = current;
   const lower = lowerCaseTable();
   for (let index = 0; index < length; index++) units[index] = lower[units[index]!]!;
-  return { text: stringOf(units, length), start, end };
+  return { text: stringOf(units, length), start: start.subarray(0, length), end: end.subarray(0, length) };
+}
+
+function emptyUnits(length: number): Units {
+  return { units: new Uint16Array(length), length: 0, start: new Int32Array(length), end: new Int32Array(length) };
 }
 
 function unitsOf(text: string): Units {
-  const length = text.length;
-  const units = new Uint16Array(length);
-  const start = new Int32Array(length);
-  const end = new Int32Array(length);
-  for (let index = 0; index < length; index++) {
-    units[index] = text.charCodeAt(index);
-    start[index] = index;
-    end[index] = index + 1;
-  }
-  return { units, length, start, end };
+  const units = emptyUnits(text.length);
+  for (let index = 0; index < text.length; index++) push(units, text.charCodeAt(index), index, index + 1);
+  return units;
 }
 
-// One layer of escapes undone; undefined when there was none. Decoding never lengthens text, so `length` bounds it.
-function decodePass(source: Units): Units | undefined {
+// Undoes one layer of escapes from `source` into `out`; false when there was none.
+function decodePass(source: Units, out: Units): boolean {
   const { units, length } = source;
-  const out: Units = {
-    units: new Uint16Array(length),
-    length: 0,
-    start: new Int32Array(length),
-    end: new Int32Array(length),
-  };
+  out.length = 0;
   let changed = false;
   let index = 0;
   while (index < length) {
@@ -78,7 +69,7 @@ function decodePass(source: Units): Units | undefined {
     changed ||= escape !== undefined;
     index = next;
   }
-  return changed ? out : undefined;
+  return changed;
 }
 
 function push(out: Units, unit: number, from: number, to: number): void {

@@ -308,11 +308,17 @@ describe('createRedactor: a registered secret in other spellings', () => {
       megabyte('&#x0000000000000'),
     ];
     const many = createRedactor({ extraSecrets: [SECRET, ...Array.from({ length: 20 }, (_, i) => `${near}${i}`)] });
+    // The best of three runs of each input, so a machine busy with other tests does not decide; a backtracking
+    // matcher takes minutes here, and the decoder about 20–100 ms.
     let slowest = 0;
     for (const input of inputs) {
-      const started = performance.now();
-      many.redactText(input);
-      slowest = Math.max(slowest, performance.now() - started);
+      let best = Infinity;
+      for (let run = 0; run < 3; run++) {
+        const started = performance.now();
+        many.redactText(input);
+        best = Math.min(best, performance.now() - started);
+      }
+      slowest = Math.max(slowest, best);
     }
     expect(slowest).toBeLessThan(500);
   });
