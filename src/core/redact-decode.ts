@@ -139,11 +139,15 @@ function referenceAt(units: Uint16Array, index: number, length: number): Escape 
   }
   for (const [name, point] of NAMED_REFERENCES) {
     let matched = 0;
-    while (matched < name.length && ((units[index + 1 + matched] ?? 0) | 0x20) === (name.charCodeAt(matched) | 0x20))
-      matched++;
+    while (matched < name.length && sameLetter(units[index + 1 + matched], name.charCodeAt(matched))) matched++;
     if (matched === name.length) return { point, next: index + 1 + matched };
   }
   return undefined;
+}
+
+// `unit` is `lower` (a lower-case letter or `;`) or, for a letter, its upper case: HTML also knows `&AMP;`.
+function sameLetter(unit: number | undefined, lower: number): boolean {
+  return unit === lower || (lower >= 0x61 && lower <= 0x7a && unit === lower - 0x20);
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<number, number>> = {
