@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   path_invalid: { retryable: false, summary: 'A path is malformed (absolute, NUL byte, empty, too long).' },
   path_symlink_escape: { retryable: false, summary: 'A symlink points outside the allowed roots.' },
   path_not_found: { retryable: false, summary: 'The path does not exist.' },
+  path_read_only: { retryable: false, summary: 'A write resolves to a read-only part of a root.' },
   network_blocked: { retryable: false, summary: 'The destination address is not allowed.' },
   network_invalid_url: { retryable: false, summary: 'The URL is malformed or uses a disallowed scheme.' },
   network_too_many_redirects: { retryable: false, summary: 'The redirect limit was exceeded.' },

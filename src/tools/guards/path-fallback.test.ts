@@ -59,4 +59,18 @@ describe('without /proc/self/fd', () => {
     expect(AgencyError.hasCode(error, 'path_symlink_escape')).toBe(true);
     expect(await readFile(path.join(top, 'outside', 'canary.txt'), 'utf8')).toBe('CANARY\n');
   });
+
+  it('refuses writes that resolve to a read-only part of a root', async () => {
+    await symlink('.', path.join(top, 'progress', 'up'));
+    const limited = [{ label: 'progress', path: path.join(top, 'progress'), writable: ['new.md'] }];
+    for (const userPath of ['notes.md', 'up/notes.md']) {
+      const error = await writeFileAtomicInScope(limited, userPath, 'x').catch((thrown: unknown) => thrown);
+      expect(AgencyError.hasCode(error, 'path_read_only')).toBe(true);
+      const opened = await openInScope(limited, userPath, 'write').catch((thrown: unknown) => thrown);
+      expect(AgencyError.hasCode(opened, 'path_read_only')).toBe(true);
+    }
+    expect(await readFile(path.join(top, 'progress', 'notes.md'), 'utf8')).toBe('notes\n');
+    await writeFileAtomicInScope(limited, 'up/new.md', 'again\n');
+    expect(await readFile(path.join(top, 'progress', 'new.md'), 'utf8')).toBe('again\n');
+  });
 });

@@ -9,6 +9,8 @@ export type PinnedDir = {
   readonly handle: FileHandle;
   /** The real path the directory was resolved to. */
   readonly real: string;
+  /** Where the kernel says the opened directory is (`real` where `/proc/self/fd` is missing). Writes check this. */
+  readonly at: string;
   /** A path to `name` inside this very directory, immune to its ancestors being swapped for symlinks. */
   entry(name: string): string;
 };
@@ -38,9 +40,15 @@ export async function openPinnedDir(scope: Scope, userPath: string, real: string
   }
   try {
     const proc = await hasProcFd();
-    if (proc) await verifyDescriptor(scope, userPath, handle);
+    let at = real;
+    if (proc) at = await verifyDescriptor(scope, userPath, handle);
     else await verifySameFile(userPath, handle, real);
-    return { handle, real, entry: (name) => (proc ? `/proc/self/fd/${handle.fd}/${name}` : path.join(real, name)) };
+    return {
+      handle,
+      real,
+      at,
+      entry: (name) => (proc ? `/proc/self/fd/${handle.fd}/${name}` : path.join(real, name)),
+    };
   } catch (error) {
     await handle.close();
     throw error;

@@ -8,6 +8,7 @@ import { openWithScope } from './path-open.ts';
 import { quotePath } from './path-refusal.ts';
 import { type ResolvedPath, resolveWithScope } from './path-resolve.ts';
 import { type PathRoot, resolveScope, type Scope } from './path-roots.ts';
+import { checkWritable } from './path-writable.ts';
 
 /** The default size limit for {@link readFileInScope} and {@link writeFileAtomicInScope}: 10 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -60,7 +61,8 @@ export async function readFileInScope(
  * Replaces (or creates) a file inside the roots atomically: a temp file is created beside it with
  * `O_CREAT | O_EXCL | O_NOFOLLOW` through the descriptor of its checked parent directory, written, fsynced, renamed
  * over the target, and the directory is fsynced. Readers see the old or the new content, never a mix; a symlink at
- * the target is refused, and a hard link at the target is replaced rather than written through.
+ * the target is refused, and a hard link at the target is replaced rather than written through. The target, the
+ * pinned directory and the temp file are each checked against the roots' `writable` lists.
  *
  * @example
  * await writeFileAtomicInScope(['/runs/t1/progress'], 'notes.md', '# Notes\n');
@@ -78,10 +80,13 @@ export async function writeFileAtomicInScope(
   const resolved = await resolveWithScope(scope, userPath, 'create');
   const dir = await openPinnedDir(scope, userPath, path.dirname(resolved.path));
   try {
-    const temp = tempFileName(path.basename(resolved.path));
-    await writeTemp(scope, userPath, dir, temp, bytes);
+    const name = path.basename(resolved.path);
+    // The temp file and the rename both go through the pinned directory, so the target's place there is what counts.
+    checkWritable(scope, userPath, path.join(dir.at, name));
+    const temp = tempFileName(name);
+    await writeTemp(scope, userPath, dir, temp, name, bytes);
     try {
-      await rename(dir.entry(temp), dir.entry(path.basename(resolved.path)));
+      await rename(dir.entry(temp), dir.entry(name));
     } catch (cause) {
       await unlink(dir.entry(temp)).catch(() => undefined);
       throw raceRefusal(userPath, cause);
@@ -98,6 +103,7 @@ async function writeTemp(
   userPath: string,
   dir: PinnedDir,
   name: string,
+  target: string,
   bytes: Uint8Array,
 ): Promise<void> {
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -108,7 +114,11 @@ async function writeTemp(
     throw raceRefusal(userPath, cause);
   }
   try {
-    if (await hasProcFd()) await verifyDescriptor(scope, userPath, handle);
+    if (await hasProcFd()) {
+      // The temp file lands beside the target; the target's name in that directory must be writable.
+      const at = await verifyDescriptor(scope, userPath, handle);
+      checkWritable(scope, userPath, path.join(path.dirname(at), target));
+    }
     await handle.writeFile(bytes);
     await handle.sync();
   } catch (error) {

@@ -6,6 +6,7 @@ import { hasProcFd, openPinnedDir, raceRefusal, verifyDescriptor, verifySameFile
 import { hardLinkRefusal, refusal } from './path-refusal.ts';
 import { type ResolvedPath, resolveWithScope, type ScopeMode } from './path-resolve.ts';
 import { type PathRoot, resolveScope, type Scope } from './path-roots.ts';
+import { checkWritable } from './path-writable.ts';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
 // Flags a caller may pass. Anything else (O_PATH, O_TMPFILE, O_DIRECTORY, ...) changes what open means and is refused.
@@ -28,6 +29,8 @@ export type OpenedInScope = { readonly handle: FileHandle; readonly resolved: Re
  * descriptor with `O_NOFOLLOW`, and the kernel's path for the new descriptor is checked against the roots again, so
  * a symlink swapped in after the check is refused rather than followed. Only regular files are opened. In-place
  * writes to a file with more than one hard link are refused, and `O_TRUNC` is applied only after all checks pass.
+ * Writes are checked against the roots' `writable` lists on the resolved path, on the pinned directory's kernel path
+ * before the open, and on the new descriptor's kernel path after it.
  *
  * @param flags `fs.constants` open flags. `O_NOFOLLOW` is always added; `create` always adds `O_CREAT`.
  * @default flags read: `O_RDONLY`; write: `O_WRONLY`; create: `O_WRONLY | O_CREAT | O_TRUNC`
@@ -59,9 +62,12 @@ export async function openWithScope(
   }
   const dir = await openPinnedDir(scope, userPath, path.dirname(resolved.path));
   try {
+    const name = path.basename(resolved.path);
+    // Before O_CREAT can make anything: a directory swapped after the walk may have landed the pin somewhere else.
+    if (plan.writes) checkWritable(scope, userPath, path.join(dir.at, name));
     let handle: FileHandle;
     try {
-      handle = await open(dir.entry(path.basename(resolved.path)), plan.flags, 0o666);
+      handle = await open(dir.entry(name), plan.flags, 0o666);
     } catch (cause) {
       throw raceRefusal(userPath, cause);
     }
@@ -85,8 +91,10 @@ async function checkOpened(
   real: string,
   writes: boolean,
 ): Promise<Stats> {
-  if (await hasProcFd()) await verifyDescriptor(scope, userPath, handle);
+  let at = real;
+  if (await hasProcFd()) at = await verifyDescriptor(scope, userPath, handle);
   else await verifySameFile(userPath, handle, real);
+  if (writes) checkWritable(scope, userPath, at);
   const stats = await handle.stat();
   if (!stats.isFile()) {
     throw refusal('path_invalid', userPath, 'is not a regular file', 'use a regular file');

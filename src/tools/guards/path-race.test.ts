@@ -9,6 +9,7 @@ import { AgencyError } from '../../core/errors.ts';
 import { readFileInScope, writeFileAtomicInScope } from './path-io.ts';
 import { openInScope } from './path-open.ts';
 import { resolveInScope } from './path-resolve.ts';
+import type { PathRoot } from './path-roots.ts';
 
 const ITERATIONS = 1000;
 const CANARY = 'CANARY: outside the scope\n';
@@ -69,13 +70,14 @@ async function attempt(outcome: Outcome, action: () => Promise<void>): Promise<v
     outcome.ok++;
   } catch (error) {
     if (!AgencyError.isInstance(error)) throw error;
-    expect(['path_symlink_escape', 'path_not_found', 'path_invalid']).toContain(error.code);
+    expect(['path_symlink_escape', 'path_not_found', 'path_invalid', 'path_read_only']).toContain(error.code);
     outcome.refused++;
   }
 }
 
 let top: string;
-let roots: string[];
+let task: string;
+let roots: PathRoot[];
 
 beforeEach(async () => {
   top = await mkdtemp(path.join(os.tmpdir(), 'agency-race-'));
@@ -85,7 +87,8 @@ beforeEach(async () => {
   await writeFile(path.join(top, 'outside', 'dir', 'file.txt'), CANARY);
   await writeFile(path.join(top, 'task', 'race.txt'), 'SAFE\n');
   await writeFile(path.join(top, 'task', 'dir', 'file.txt'), 'SAFE\n');
-  roots = [path.join(top, 'task')];
+  task = path.join(top, 'task');
+  roots = [task];
 });
 
 afterEach(async () => {
@@ -128,7 +131,7 @@ async function race(
 
 describe('symlink swap races', () => {
   it(`never reads or writes the canary while the final component flips (${ITERATIONS} reads, ${ITERATIONS} writes)`, async () => {
-    const flipper = startFlipper('file', path.join(roots[0]!, 'race.txt'), path.join(top, 'outside', 'canary.txt'));
+    const flipper = startFlipper('file', path.join(task, 'race.txt'), path.join(top, 'outside', 'canary.txt'));
     const { reads } = await race(
       flipper,
       // A concurrent lane may have just truncated the file to rewrite it, so empty is possible; the canary is not.
@@ -148,7 +151,7 @@ describe('symlink swap races', () => {
   });
 
   it(`never leaves the root while a parent directory flips (${ITERATIONS} reads, ${ITERATIONS} writes)`, async () => {
-    const flipper = startFlipper('dir', path.join(roots[0]!, 'dir'), path.join(top, 'outside', 'dir'));
+    const flipper = startFlipper('dir', path.join(task, 'dir'), path.join(top, 'outside', 'dir'));
     const { reads } = await race(
       flipper,
       async () => expect((await readFileInScope(roots, 'dir/file.txt')).toString()).toBe('SAFE\n'),
@@ -161,8 +164,32 @@ describe('symlink swap races', () => {
     await outsideUntouched();
   });
 
+  it(`never writes a read-only folder while a directory flips into a link to it (${ITERATIONS} writes)`, async () => {
+    // progress/ with only artifacts/ writable; the model's artifacts/d flips between a real directory holding
+    // approvals/decisions/ and the planted link d -> .., which makes the same path name the runner's decisions.
+    const progress = path.join(top, 'progress');
+    const decisions = path.join(progress, 'approvals', 'decisions');
+    await mkdir(decisions, { recursive: true });
+    await mkdir(path.join(progress, 'artifacts', 'd', 'approvals', 'decisions'), { recursive: true });
+    roots = [{ label: 'progress', path: progress, writable: ['artifacts'] }];
+    const flipper = startFlipper('dir', path.join(progress, 'artifacts', 'd'), '..');
+    const named = (i: number) => `progress/artifacts/d/approvals/decisions/x${i}.json`;
+    const { writes } = await race(
+      flipper,
+      async () => void (await resolveInScope(roots, 'progress/artifacts/d/approvals', 'read')),
+      async (i) => {
+        if (i % 2 === 1) return void (await writeFileAtomicInScope(roots, named(i), '{"decision":"approved"}'));
+        await (await openInScope(roots, named(i), 'create')).close();
+      },
+    );
+    expect(writes.ok).toBeGreaterThan(0);
+    expect(writes.refused).toBeGreaterThan(0);
+    expect(await readdir(decisions)).toEqual([]);
+    await outsideUntouched();
+  });
+
   it('shows the race is real: check-then-open without the descriptor re-check leaks the canary', async () => {
-    const flipper = startFlipper('file', path.join(roots[0]!, 'race.txt'), path.join(top, 'outside', 'canary.txt'));
+    const flipper = startFlipper('file', path.join(task, 'race.txt'), path.join(top, 'outside', 'canary.txt'));
     let leaks = 0;
     try {
       for (let i = 0; i < 5 * ITERATIONS && leaks === 0; i++) {

@@ -2,7 +2,8 @@ import { AgencyError } from '../../core/errors.ts';
 import type { Scope } from './path-roots.ts';
 
 /** The path error codes the guard raises. */
-export type PathErrorCode = 'path_outside_scope' | 'path_invalid' | 'path_symlink_escape' | 'path_not_found';
+export type PathErrorCode =
+  'path_outside_scope' | 'path_invalid' | 'path_symlink_escape' | 'path_not_found' | 'path_read_only';
 
 const MAX_QUOTED = 120;
 

@@ -5,6 +5,7 @@ import { AgencyError } from '../../core/errors.ts';
 import { type ParsedPath, parseUserPath } from './path-lexical.ts';
 import { errnoCode, fsRefusal, hardLinkRefusal, outsideScope, refusal, symlinkEscape } from './path-refusal.ts';
 import { findRoot, type PathRoot, resolveScope, type Scope } from './path-roots.ts';
+import { checkWritable } from './path-writable.ts';
 
 /** What the caller means to do: `read` an existing entry, `write` an existing file in place, or `create` a file. */
 export type ScopeMode = 'read' | 'write' | 'create';
@@ -29,7 +30,8 @@ const MODES: readonly ScopeMode[] = ['read', 'write', 'create'];
  * Resolves a model-supplied path to a real path inside one of the harness's roots, or throws an {@link AgencyError}
  * (`path_invalid`, `path_outside_scope`, `path_symlink_escape`, `path_not_found`). The path is relative to the first
  * root, unless its first segment is a root's label. Symlinks are followed only while they stay inside the roots;
- * in `write` and `create` mode the final component may not be a symlink at all.
+ * in `write` and `create` mode the final component may not be a symlink at all, and the real path must be writable
+ * (`path_read_only` when a root's `writable` list leaves it out).
  *
  * This checks the path; it does not open it. Use {@link openInScope} to act on the file without a race.
  *
@@ -63,7 +65,16 @@ export async function resolveParsed(
     throw refusal('path_invalid', userPath, 'names a directory', `name a file to ${mode}, e.g. "notes.md"`);
   }
   const walked = await walk(scope, userPath, mode, parsed.root.real, parsed.segments);
-  if (walked.missing.length === 0) return finishExisting(scope, userPath, mode, walked, parsed.trailingSlash);
+  const resolved =
+    walked.missing.length === 0
+      ? await finishExisting(scope, userPath, mode, walked, parsed.trailingSlash)
+      : missingTarget(scope, userPath, mode, walked);
+  // On the real path the walk arrived at, not on the text: `artifacts/p/spec.json` with `p -> ..` is `spec.json`.
+  if (mode !== 'read') checkWritable(scope, userPath, resolved.path);
+  return resolved;
+}
+
+function missingTarget(scope: Scope, userPath: string, mode: ScopeMode, walked: Walked): ResolvedPath {
   if (mode !== 'create') {
     throw refusal('path_not_found', userPath, 'does not exist', 'check the name, e.g. with file_glob');
   }

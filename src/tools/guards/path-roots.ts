@@ -4,15 +4,40 @@ import { AgencyError } from '../../core/errors.ts';
 
 /**
  * A directory tools may touch, decided by the harness and never by the model. A plain string is an absolute path
- * whose label is its last segment; the object form sets the label explicitly.
+ * whose label is its last segment; the object form sets the label explicitly, and may name the only parts of the
+ * root that writes may reach.
  *
  * @example
- * const roots: PathRoot[] = ['/runs/t1/task', { label: 'progress', path: '/runs/t1/progress' }];
+ * const roots: PathRoot[] = [
+ *   '/runs/t1/task',
+ *   { label: 'progress', path: '/runs/t1/progress', writable: ['artifacts', 'notes.md'] },
+ * ];
  */
-export type PathRoot = string | { readonly label: string; readonly path: string };
+export type PathRoot =
+  | string
+  | {
+      readonly label: string;
+      readonly path: string;
+      /**
+       * The only paths below this root that `write` and `create` may reach, relative to the root: a file, or a
+       * directory and everything below it. Everything else in the root is read-only, whatever path names it: the
+       * check runs on the resolved real path and again on the kernel's path of every descriptor opened to write, so
+       * neither a symlink nor a spelling of the path reaches a read-only file. Reading is not limited.
+       * @default every path in the root is writable
+       */
+      readonly writable?: readonly string[];
+    };
 
-/** A root after validation: the label a model uses for it, the path the harness gave, and its real path. */
-export type ScopeRoot = { readonly label: string | undefined; readonly given: string; readonly real: string };
+/**
+ * A root after validation: the label a model uses for it, the path the harness gave, its real path, and the paths
+ * below it that writes may reach (`undefined`: all of them).
+ */
+export type ScopeRoot = {
+  readonly label: string | undefined;
+  readonly given: string;
+  readonly real: string;
+  readonly writable: readonly string[] | undefined;
+};
 
 /** Roots resolved once for one guard call, with the text used in refusal messages. */
 export type Scope = { readonly roots: readonly ScopeRoot[]; readonly display: string };
@@ -73,7 +98,27 @@ async function resolveRoot(root: PathRoot): Promise<ScopeRoot> {
   if (!(await stat(real)).isDirectory()) {
     throw new AgencyError('invalid_argument', `roots: ${given} is not a directory; roots must be directories`);
   }
-  return { label, given, real };
+  const writable = typeof root === 'string' ? undefined : writableEntries(given, root.writable);
+  return { label, given, real, writable };
+}
+
+// Each entry is a plain relative path: segments without `.`, `..`, backslashes or NUL, one slash between them; a
+// trailing slash is allowed (`artifacts/`).
+function writableEntries(given: string, entries: readonly string[] | undefined): readonly string[] | undefined {
+  if (entries === undefined) return undefined;
+  if (!Array.isArray(entries)) {
+    throw new AgencyError('invalid_argument', `roots: ${given}: writable must be a list of relative paths`);
+  }
+  return entries.map((entry: unknown) => {
+    const segments = typeof entry === 'string' ? entry.replace(/\/+$/, '').split('/') : [''];
+    if (segments.some((segment) => !isValidLabel(segment))) {
+      throw new AgencyError(
+        'invalid_argument',
+        `roots: ${given}: writable entry ${JSON.stringify(entry)} must be a relative path without "." or ".."`,
+      );
+    }
+    return segments.join('/');
+  });
 }
 
 function isValidLabel(label: string): boolean {
