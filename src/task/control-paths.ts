@@ -19,6 +19,12 @@ export const CONTROL_PATHS = [
 /**
  * The control path a tool argument names, or undefined. Paths are read as the path guard reads them: relative to
  * `progress/` unless they start with a root label (`progress/…` or `task/…`).
+ *
+ * This reads the argument's text, so it is only the tool gate's early, friendly refusal: a link planted in
+ * `artifacts/` (`p -> ..`) makes `progress/artifacts/p/spec.json` name `spec.json` without this seeing it. The
+ * enforcement is the path guard, which checks the real path against the writable parts of `progress/` that
+ * `taskTools` gives `fs_write` (`TASK_WRITABLE_PATHS`). A custom write tool that does not go through the guard has
+ * only this check.
  */
 export function controlPathOf(path: string): string | undefined {
   const normal = posix.normalize(path.replaceAll('\\', '/')).replace(/^(\.\/)+/, '');

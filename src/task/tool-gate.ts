@@ -25,10 +25,10 @@ export type StepGate = {
 /**
  * The processor every governed agent step runs through. Before a tool call it: reuses a result journaled before a
  * crash; asks approval to re-run a non-idempotent call whose result was lost; blocks tools the step does not allow
- * (journaled as `tool.blocked`); blocks writes to the run's control files (approvals, plan, journal, state);
- * refuses every call once the plan was edited after approval; asks approval for tools
- * the spec lists in `require_tools`; and journals `tool.call`, durably before any side effect. After it, it journals
- * `tool.result`.
+ * (journaled as `tool.blocked`); blocks writes whose path argument names a control file (approvals, plan, journal,
+ * state: an early refusal by the text, while the path guard enforces it on the real path); refuses every call once
+ * the plan was edited after approval; asks approval for tools the spec lists in `require_tools`; and journals
+ * `tool.call`, durably before any side effect. After it, it journals `tool.result`.
  */
 export function createToolGate(
   session: Session,

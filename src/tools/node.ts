@@ -57,6 +57,7 @@ export {
   type SqliteDatabaseOptions,
   openSqliteKvStore,
   type SqliteKvStoreOptions,
+  TASK_WRITABLE_PATHS,
   type TaskToolsOptions,
   taskTools,
   createTestRunnerTool,

@@ -33,6 +33,6 @@ export { createSqlTool, type SqlInput, type SqlOutput, type SqlToolOptions } fro
 export type { SqlDatabase, SqlParams, SqlQuery, SqlQueryResult, SqlValue } from './sql-database.ts';
 export { openSqliteDatabase, type SqliteDatabaseOptions } from './sqlite-database.ts';
 export { openSqliteKvStore, type SqliteKvStoreOptions } from './sqlite-kv-store.ts';
-export { type TaskToolsOptions, taskTools } from './task-tools.ts';
+export { TASK_WRITABLE_PATHS, type TaskToolsOptions, taskTools } from './task-tools.ts';
 export { createTestRunnerTool, type TestRunnerOutput, type TestRunnerToolOptions } from './test-runner.ts';
 export { parseTestCounts, type TestCounts } from './test-summary.ts';

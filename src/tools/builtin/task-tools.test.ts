@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +75,90 @@ describe('taskTools', () => {
     const outcome = await registry.run(call('sandbox_exec', { command: ['sh', '-c', 'pwd; echo x > made.txt'] }));
     expect(outcome.output).toMatchObject({ exit_code: 0, stdout: `${join(root, 'progress', 'artifacts')}\n` });
     expect(existsSync(join(root, 'progress', 'artifacts', 'made.txt'))).toBe(true);
+  });
+});
+
+// The runner's files in progress/, as a run in Act has them.
+const CONTROL: Record<string, string> = {
+  'spec.json': '{"approvals":"file"}\n',
+  'state.json': '{"phase":"act"}\n',
+  'events.ndjson': '{"seq":1}\n',
+  'plan/0001.json': '{"version":"plan.v1"}\n',
+  'approvals/decisions/.keep': '',
+  'verify/.keep': '',
+  'steps/.keep': '',
+};
+const FORGED = ['spec.json', 'state.json', 'events.ndjson', 'plan/0001.json', 'approvals/decisions/x.json'];
+
+function writeControlFiles(): void {
+  for (const [name, content] of Object.entries(CONTROL)) {
+    mkdirSync(join(root, 'progress', name, '..'), { recursive: true });
+    writeFileSync(join(root, 'progress', name), content);
+  }
+}
+
+function expectControlUntouched(): void {
+  for (const [name, content] of Object.entries(CONTROL)) {
+    expect(readFileSync(join(root, 'progress', name), 'utf8')).toBe(content);
+  }
+  for (const dir of ['approvals/decisions', 'verify', 'steps']) {
+    expect(readdirSync(join(root, 'progress', dir))).toEqual(['.keep']);
+  }
+  expect(readdirSync(join(root, 'progress', 'plan'))).toEqual(['0001.json']);
+  const top = readdirSync(join(root, 'progress')).filter((name) => !['notes.md', 'artifacts'].includes(name));
+  expect(top.sort()).toEqual(['approvals', 'events.ndjson', 'plan', 'spec.json', 'state.json', 'steps', 'verify']);
+}
+
+describe("taskTools and the runner's files", () => {
+  it('refuses fs_write to every control file through a planted link, in every mode', async () => {
+    writeControlFiles();
+    const registry = createToolRegistry(taskTools(taskPaths(root), { network: false, exec: false }));
+    symlinkSync('..', join(root, 'progress', 'artifacts', 'p'));
+    symlinkSync('../state.json', join(root, 'progress', 'artifacts', 'x'));
+    for (const name of FORGED) {
+      for (const mode of ['overwrite', 'append', 'create']) {
+        const outcome = await registry.run(
+          call('fs_write', { path: `progress/artifacts/p/${name}`, content: 'forged', mode }),
+        );
+        expect(outcome.error?.code).toBe('path_read_only');
+      }
+    }
+    const direct = await registry.run(call('fs_write', { path: 'progress/STOP', content: '' }));
+    expect(direct.error?.code).toBe('path_read_only');
+    const viaFile = await registry.run(call('fs_write', { path: 'progress/artifacts/x', content: '{}' }));
+    expect(viaFile.error?.code).toBe('path_invalid');
+    expectControlUntouched();
+    // Reading a control file is allowed, by its name or through a link: the model may read progress/ anyway.
+    const read = await registry.run(call('fs_read', { path: 'progress/artifacts/p/spec.json' }));
+    expect(read.output).toMatchObject({ path: 'progress/spec.json', content: CONTROL['spec.json'] });
+    // The notes files and artifacts/ stay writable, by any name.
+    const notes = await registry.run(call('fs_write', { path: 'progress/artifacts/p/notes.md', content: 'n' }));
+    expect(notes.output).toMatchObject({ path: 'progress/notes.md' });
+  });
+
+  it.skipIf(!status.ok)('refuses the planted-link attack end to end, and sandbox_exec cannot write them', async () => {
+    writeControlFiles();
+    const registry = createToolRegistry(taskTools(taskPaths(root), { network: false, sandbox: bwrap }));
+    const planted = await registry.run(call('sandbox_exec', { command: ['ln', '-s', '..', 'p'] }));
+    expect(planted.output).toMatchObject({ exit_code: 0 });
+    for (const name of FORGED) {
+      const outcome = await registry.run(call('fs_write', { path: `progress/artifacts/p/${name}`, content: '{}' }));
+      expect(outcome.error?.code).toBe('path_read_only');
+    }
+    const progress = join(root, 'progress');
+    const script = [
+      `echo forged > p/spec.json`,
+      `echo forged > ../state.json`,
+      `echo forged > ${progress}/events.ndjson`,
+      `echo '{}' > ${progress}/approvals/decisions/x.json`,
+      `mkdir -p ../plan && echo forged > ../plan/0001.json`,
+      `ln ${progress}/state.json hard`,
+      'true',
+    ].join('; ');
+    const exec = await registry.run(call('sandbox_exec', { command: ['sh', '-c', script] }));
+    expect(exec.output).toMatchObject({ exit_code: 0 });
+    expectControlUntouched();
+    expect(readdirSync(join(progress, 'artifacts'))).toEqual(['p']);
   });
 });
 

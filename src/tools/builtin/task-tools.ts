@@ -21,9 +21,23 @@ export type TaskToolsOptions = Pick<BuiltinToolsOptions, 'sandbox' | 'kv' | 'sql
 };
 
 /**
+ * The parts of `progress/` that `taskTools`' `fs_write` may write: the deliverables under `artifacts/` and the notes
+ * files. Everything else there (spec, state, journal, plan, approvals, verify reports, step records, `STOP`, `.lock`)
+ * belongs to the runner. The path guard checks this on real paths, so no symlink planted in `artifacts/` reaches them.
+ */
+export const TASK_WRITABLE_PATHS: readonly string[] = Object.freeze([
+  'artifacts',
+  'notes.md',
+  'todo.md',
+  'findings.md',
+  'sources.jsonl',
+]);
+
+/**
  * The built-in tools scoped to a governed task folder: `fs_read`, `file_glob` and `json_validate` read `task/` and
- * `progress/` (addressed as `task/…` and `progress/…`); `fs_write` writes only `progress/`; `sandbox_exec` and
- * `test_runner` run in `progress/artifacts/`, which is created here; the network tools follow `options.network`.
+ * `progress/` (addressed as `task/…` and `progress/…`); `fs_write` writes only `progress/artifacts/` and the notes
+ * files ({@link TASK_WRITABLE_PATHS}); `sandbox_exec` and `test_runner` run in `progress/artifacts/`, which is created
+ * here and is the only folder they can write; the network tools follow `options.network`.
  *
  * @example
  * const runner = createRunner({
@@ -39,7 +53,7 @@ export function taskTools(paths: TaskToolPaths, options: TaskToolsOptions = {}):
   return builtinTools({
     ...rest,
     readRoots: [task, progress],
-    writeRoots: [progress],
+    writeRoots: [{ ...progress, writable: TASK_WRITABLE_PATHS }],
     ...(network === false ? {} : { network }),
     ...(exec === false ? {} : { exec: { ...exec, workdir: paths.artifacts } }),
     ...(testRunner ? { testRunner: { ...testRunner, workdir: paths.artifacts } } : {}),
