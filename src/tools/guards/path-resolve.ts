@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
 import { type ParsedPath, parseUserPath } from './path-lexical.ts';
-import { errnoCode, fsRefusal, hardLinkRefusal, outsideScope, refusal, symlinkEscape } from './path-refusal.ts';
+import { followLink } from './path-link.ts';
+import { errnoCode, fsRefusal, hardLinkRefusal, outsideScope, refusal } from './path-refusal.ts';
 import { findRoot, type PathRoot, resolveScope, type Scope } from './path-roots.ts';
 import { checkWritable } from './path-writable.ts';
 
@@ -92,7 +93,7 @@ function missingTarget(scope: Scope, userPath: string, mode: ScopeMode, walked: 
 // `stats` is the final entry's lstat when it was not a symlink, so it need not be read twice.
 type Walked = { real: string; missing: readonly string[]; stats?: Stats };
 
-// Walks the segments one at a time from the real root, following only symlinks whose real target stays in scope.
+// Walks the segments one at a time from the real root, following only symlinks whose whole chain stays in scope.
 async function walk(
   scope: Scope,
   userPath: string,
@@ -109,7 +110,7 @@ async function walk(
     const shown = segments.slice(0, index + 1).join('/');
     const isLast = index === segments.length - 1;
     if (stats.isSymbolicLink()) {
-      const link = await linkTarget(scope, userPath, next, shown);
+      const link = await followLink(scope, userPath, next, shown);
       if (isLast && mode !== 'read') {
         throw refusal(
           'path_invalid',
@@ -149,51 +150,6 @@ async function lstatInScope(userPath: string, target: string): Promise<Stats | u
     }
     throw fsRefusal(userPath, cause);
   }
-}
-
-// The real target of a symlink, which must stay in scope. Dangling links report where they would land.
-async function linkTarget(
-  scope: Scope,
-  userPath: string,
-  link: string,
-  shown: string,
-): Promise<{ target: string; exists: boolean }> {
-  let target: string;
-  let exists = true;
-  try {
-    target = await realpath(link);
-  } catch (cause) {
-    const code = errnoCode(cause);
-    if (code === 'ELOOP') {
-      throw refusal(
-        'path_invalid',
-        userPath,
-        `goes through the symlink loop "${shown}"`,
-        'use a path without the loop',
-        { cause },
-      );
-    }
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fsRefusal(userPath, cause);
-    target = await danglingTarget(link).catch(() => '/');
-    exists = false;
-  }
-  if (findRoot(scope, target) === undefined) throw symlinkEscape(scope, userPath, shown);
-  return { target, exists };
-}
-
-// Where a dangling symlink chain would land: the real path of the deepest existing ancestor of its target plus the
-// missing rest. Dangling links are refused whatever this says; it only decides between "escape" and "not found".
-async function danglingTarget(link: string, depth = 0): Promise<string> {
-  const target = path.resolve(path.dirname(link), await readlink(link));
-  const tail: string[] = [];
-  let probe = target;
-  while ((await lstat(probe).catch(() => undefined)) === undefined && probe !== path.dirname(probe)) {
-    tail.unshift(path.basename(probe));
-    probe = path.dirname(probe);
-  }
-  // The deepest existing entry may itself be a dangling link; follow the chain a bounded number of times.
-  const base = await realpath(probe).catch(() => (depth < 40 ? danglingTarget(probe, depth + 1) : '/'));
-  return path.join(base, ...tail);
 }
 
 async function finishExisting(
