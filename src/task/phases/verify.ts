@@ -1,14 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, normalize } from 'node:path';
-import { Ajv } from 'ajv';
 import type { AcceptanceCheck } from '../contracts/plan.ts';
 import { VERIFY_VERSION, type VerifyReport } from '../contracts/verify-report.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { appendNote, listDeliverables, writeTodo } from '../progress-files.ts';
 import { extractJson, type SignedPlan } from './plan.ts';
 import { isGatherTool } from './gather.ts';
-
-type CheckResult = { passed: boolean; evidence: string; artifacts: string[] };
+import { type CheckResult, runFileCheck } from './verify-checks.ts';
 
 /**
  * Verify: checks every acceptance criterion with its deterministic check (if it has one) and with the model's
@@ -133,46 +129,5 @@ async function runCheck(context: LoopContext, check: AcceptanceCheck): Promise<C
       artifacts: [],
     };
   }
-  const relative = normalize(check.path).replace(/^progress\//, '');
-  if (isAbsolute(relative) || relative.startsWith('..')) {
-    return { passed: false, evidence: `${check.path} is outside progress/`, artifacts: [] };
-  }
-  const file = join(context.paths.progress, relative);
-  const artifact = relativeToRoot(context.paths, file);
-  if (check.type === 'file_exists') {
-    const found = (await stat(file).catch(() => undefined))?.isFile() === true;
-    return {
-      passed: found,
-      evidence: found ? `${artifact} exists` : `${artifact} does not exist`,
-      artifacts: found ? [artifact] : [],
-    };
-  }
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return { passed: false, evidence: `${artifact} does not exist`, artifacts: [] };
-  if (check.type === 'contains') {
-    const found = text.includes(check.text);
-    return {
-      passed: found,
-      evidence: `${artifact} ${found ? 'contains' : 'does not contain'} "${check.text}"`,
-      artifacts: [artifact],
-    };
-  }
-  try {
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(check.schema);
-    const valid = validate(JSON.parse(text));
-    const errors = (validate.errors ?? [])
-      .map((error) => `${error.instancePath || '(root)'} ${error.message}`)
-      .join('; ');
-    return {
-      passed: valid,
-      evidence: valid ? `${artifact} matches the schema` : `${artifact}: ${errors}`,
-      artifacts: [artifact],
-    };
-  } catch (error) {
-    return {
-      passed: false,
-      evidence: `${artifact} could not be validated: ${(error as Error).message}`,
-      artifacts: [artifact],
-    };
-  }
+  return runFileCheck(context.paths.progress, check);
 }
