@@ -17,7 +17,7 @@ import { stateSchema } from '../src/task/contracts/state.ts';
 import { foldJournal } from '../src/task/journal-fold.ts';
 import { readJournal } from '../src/task/journal/read-journal.ts';
 import { taskPaths } from '../src/task/layout.ts';
-import { listDeliverables } from '../src/task/progress-files.ts';
+import { listDeliverables } from '../src/task/deliverables.ts';
 
 const repo = join(import.meta.dirname, '..');
 const cli = join(repo, 'bin', 'agency.js');
@@ -60,7 +60,7 @@ async function freshRoot(name: string): Promise<string> {
 }
 
 async function deliverablesOf(root: string): Promise<Deliverable[]> {
-  return listDeliverables(taskPaths(root));
+  return (await listDeliverables(taskPaths(root))).deliverables;
 }
 
 async function journalOf(root: string, repair = false) {

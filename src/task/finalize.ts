@@ -4,7 +4,8 @@ import type { StopReason } from './contracts/state.ts';
 import { readJournal } from './journal/read-journal.ts';
 import type { Loop } from './loop.ts';
 import { loopSignatureOf } from './loop-signature.ts';
-import { appendNote, listDeliverables } from './progress-files.ts';
+import { runDeliverables } from './deliverables.ts';
+import { appendNote } from './progress-files.ts';
 import { type DoTaskResult, stepReports } from './result.ts';
 import type { Session } from './session.ts';
 
@@ -20,12 +21,16 @@ export type RunEnding = {
 /**
  * Writes a run's ending: an `error` frame for a failure, the `finish` frame with the reason and the budgets
  * remaining, the final `state.json`, learnings to memory on success, and a line in `notes.md`. Returns the full
- * result with the deliverables, their sizes and SHA-256. If the disk fails while writing the ending, nothing more is
- * written and the result still comes back, saying so in its warnings.
+ * result with the deliverables, their sizes and SHA-256; entries of `artifacts/` that are not delivered (links,
+ * special files, files over the limits) are journaled as `warning` frames and listed in `warnings`. If the disk
+ * fails while writing the ending, nothing more is written and the result still comes back, saying so in its warnings.
  */
 export async function finalizeRun(session: Session, loop: Loop, ending: RunEnding): Promise<DoTaskResult> {
   const { paths, spec } = session;
-  const deliverables = await listDeliverables(paths).catch(() => []);
+  const { deliverables } = await runDeliverables(session).catch((cause: unknown) => {
+    session.warn(`The deliverables could not be listed: ${errorMessage(cause)}`);
+    return { deliverables: [] };
+  });
   const error = ending.error === undefined ? undefined : durabilityError(AgencyError.from(ending.error));
   try {
     await recordEnding(session, ending, error, deliverables.length);

@@ -63,7 +63,7 @@ export { approvePlan } from './phases/approve.ts';
 export { gatherPhase } from './phases/gather.ts';
 export { planPhase, type SignedPlan, writePlan } from './phases/plan.ts';
 export { verifyPhase } from './phases/verify.ts';
-export type { DeliverableRef } from './progress-files.ts';
+export type { DeliverableRef } from './deliverables.ts';
 export { type DoTaskResult, type ResultView, type StepReport, viewOf } from './result.ts';
 export {
   createRunner,

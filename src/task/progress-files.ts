@@ -1,7 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { sha256Hex } from '../core/canonical-json.ts';
-import { isTempFileName } from '../core/temp-files.ts';
 import type { Plan } from './contracts/plan.ts';
 import type { TaskFiles } from './fs/task-files.ts';
 import type { TaskPaths } from './layout.ts';
@@ -68,52 +66,4 @@ export async function addSources(
   const added = sources.filter((source) => !seen.has(source.url) && seen.add(source.url));
   await files.write(paths.sources, [...existing, ...added.map((source) => JSON.stringify(source))].join('\n') + '\n');
   return added.length;
-}
-
-/** A file the run delivered, under `progress/artifacts/`. */
-export type DeliverableRef = { path: string; kind: string; title: string; mime: string; size: number; sha256: string };
-
-const MIME: Record<string, string> = {
-  md: 'text/markdown',
-  txt: 'text/plain',
-  json: 'application/json',
-  jsonl: 'application/x-ndjson',
-  html: 'text/html',
-  csv: 'text/csv',
-  ts: 'text/typescript',
-  js: 'text/javascript',
-  mjs: 'text/javascript',
-  py: 'text/x-python',
-  png: 'image/png',
-  pdf: 'application/pdf',
-};
-const CODE = new Set(['ts', 'js', 'mjs', 'py', 'go', 'rs', 'java', 'sh']);
-
-/** Every file under `progress/artifacts/`, with its size and SHA-256, sorted by path. */
-export async function listDeliverables(paths: TaskPaths): Promise<DeliverableRef[]> {
-  const files: string[] = [];
-  const walk = async (dir: string) => {
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && !isTempFileName(entry.name)) files.push(full);
-    }
-  };
-  await walk(paths.artifacts);
-  files.sort();
-  const refs: DeliverableRef[] = [];
-  for (const file of files) {
-    const bytes = await readFile(file);
-    const extension = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
-    refs.push({
-      path: relative(paths.root, file),
-      kind: CODE.has(extension) ? 'code' : extension === 'md' ? 'report' : 'artifact',
-      title: relative(paths.artifacts, file),
-      mime: MIME[extension] ?? 'application/octet-stream',
-      size: (await stat(file)).size,
-      sha256: sha256Hex(bytes),
-    });
-  }
-  return refs;
 }

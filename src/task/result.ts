@@ -3,7 +3,7 @@ import { emptyUsage, type Usage, addUsage } from '../core/usage.ts';
 import { usageFromJson } from './budgets.ts';
 import type { EventFrame } from './contracts/events.ts';
 import type { StopReason } from './contracts/state.ts';
-import type { DeliverableRef } from './progress-files.ts';
+import type { DeliverableRef } from './deliverables.ts';
 
 /** How much of a result to return. */
 export type ResultView = 'minimal' | 'summary' | 'full';

@@ -1,7 +1,8 @@
 import type { AcceptanceCheck } from '../contracts/plan.ts';
 import { VERIFY_VERSION, type VerifyReport } from '../contracts/verify-report.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
-import { appendNote, listDeliverables, writeTodo } from '../progress-files.ts';
+import { runDeliverables } from '../deliverables.ts';
+import { appendNote, writeTodo } from '../progress-files.ts';
 import { extractJson, type SignedPlan } from './plan.ts';
 import { isGatherTool } from './gather.ts';
 import { type CheckResult, runFileCheck } from './verify-checks.ts';
@@ -25,13 +26,14 @@ export async function verifyPhase(
       }
       return results;
     });
-    const deliverables = await listDeliverables(paths);
+    const { deliverables, refused } = await runDeliverables(session);
     const judged = await context.agentStep(`verify-${attempt}`, {
       phase: 'verify',
       input: verifyAsk(
         signed,
         checks,
         deliverables.map((file) => file.path),
+        refused,
       ),
       context: await context.contextFor('verify'),
       planSig: signed.signature,
@@ -90,7 +92,12 @@ export async function verifyPhase(
   }
 }
 
-function verifyAsk(signed: SignedPlan, checks: Record<string, CheckResult>, deliverables: string[]): string {
+function verifyAsk(
+  signed: SignedPlan,
+  checks: Record<string, CheckResult>,
+  deliverables: string[],
+  refused: string[],
+): string {
   const criteria = signed.plan.acceptance.map((criterion) => {
     const check = checks[criterion.id];
     return `- ${criterion.id}: ${criterion.criterion}${check ? ` [deterministic check ${check.passed ? 'passed' : 'FAILED'}: ${check.evidence}]` : ''}`;
@@ -103,6 +110,7 @@ function verifyAsk(signed: SignedPlan, checks: Record<string, CheckResult>, deli
     ...criteria,
     '',
     `Deliverables: ${deliverables.length > 0 ? deliverables.join(', ') : '(none under progress/artifacts/)'}`,
+    ...(refused.length > 0 ? ['', 'Not delivered:', ...refused.map((line) => `- ${line}`)] : []),
   ].join('\n');
 }
 
