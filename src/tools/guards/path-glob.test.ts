@@ -84,8 +84,9 @@ describe('globInScope', () => {
     expect(await globInScope(roots, '**', { maxResults: 2 })).toEqual({
       paths: ['brief.md', 'dir-in/'],
       truncated: true,
+      entries: 6,
     });
-    expect((await globInScope(roots, '**', { maxEntries: 3 })).truncated).toBe(true);
+    expect(await globInScope(roots, '**', { maxEntries: 3 })).toMatchObject({ truncated: true, entries: 3 });
     expect((await globInScope(roots, '*.md', { maxResults: 2 })).truncated).toBe(false);
   });
 

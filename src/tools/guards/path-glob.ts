@@ -3,6 +3,16 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
 import { openPinnedDir } from './path-fd.ts';
+import {
+  canGoDeeper,
+  type CompiledGlob,
+  compileGlob,
+  type GlobState,
+  initialState,
+  isMatch,
+  nextState,
+} from './path-glob-compile.ts';
+import { checkGlobText } from './path-glob-limits.ts';
 import { hasGlobMagic, type ParsedPath, parseUserPath } from './path-lexical.ts';
 import { errnoCode } from './path-refusal.ts';
 import { resolveParsed } from './path-resolve.ts';
@@ -22,16 +32,21 @@ export type GlobInScopeResult = {
   readonly paths: readonly string[];
   /** A limit stopped the walk early. */
   readonly truncated: boolean;
+  /** Directory entries looked at. */
+  readonly entries: number;
 };
 
 const MAX_DEPTH = 64;
 
 /**
- * Lists entries inside the roots that match a glob pattern (`*`, `**`, `?`, `[abc]`, `{a,b}`, as `path.matchesGlob`).
+ * Lists entries inside the roots that match a glob pattern: `*`, `**`, `?`, `[abc]`, `[!a-z]`, `{a,b}`, `{1..3}`.
  * The pattern follows the same rules as a path: relative to the first root or starting with a root's label, and
- * never absolute or containing `..`. The walk opens each directory by descriptor and never descends into a symlink;
- * a symlink is listed only when its target is inside the roots. Dotfiles match only patterns that name the dot.
+ * never absolute or containing `..`. It must stay within `GLOB_LIMITS`. It is compiled once, and each entry is
+ * matched without backtracking, in at most (name length × pattern length) steps. The walk opens each directory by
+ * descriptor and never descends into a symlink; a symlink is listed only when its target is inside the roots.
+ * Dotfiles match only patterns that name the dot.
  *
+ * @throws AgencyError `path_invalid` for a pattern that breaks the path rules or a limit, naming the limit.
  * @example
  * const { paths } = await globInScope(['/runs/t1/task', '/runs/t1/progress'], 'progress/**\/*.md');
  */
@@ -51,21 +66,38 @@ export async function globInScope(
   const scope = await resolveScope(roots);
   const parsed = parseUserPath(scope, pattern, { allowDotDot: false });
   const prefixLength = parsed.segments.findIndex(hasGlobMagic);
-  const walk: Walk = { scope, pattern, parsed, maxResults, maxEntries, seen: 0, paths: [], truncated: false };
-  if (prefixLength === -1) {
+  const glob = prefixLength === -1 ? undefined : compileChecked(pattern, parsed.segments.slice(prefixLength));
+  const walk: Walk = {
+    scope,
+    pattern,
+    parsed,
+    glob,
+    maxResults,
+    maxEntries,
+    seen: 0,
+    paths: [],
+    truncated: false,
+  };
+  if (glob === undefined) {
     await addIfInScope(walk, parsed.segments);
-    return { paths: walk.paths, truncated: false };
+    return { paths: walk.paths, truncated: false, entries: 0 };
   }
   const prefix = parsed.segments.slice(0, prefixLength);
   const start = await resolveQuietly(walk, prefix);
-  if (start?.isDirectory === true) await walkDir(walk, start.real, prefix);
-  return { paths: walk.paths, truncated: walk.truncated };
+  if (start?.isDirectory === true) await walkDir(walk, start.real, prefix, initialState(glob));
+  return { paths: walk.paths, truncated: walk.truncated, entries: walk.seen };
+}
+
+function compileChecked(pattern: string, segments: readonly string[]): CompiledGlob {
+  checkGlobText(pattern);
+  return compileGlob(pattern, segments);
 }
 
 type Walk = {
   readonly scope: Scope;
   readonly pattern: string;
   readonly parsed: ParsedPath;
+  readonly glob: CompiledGlob | undefined;
   readonly maxResults: number;
   readonly maxEntries: number;
   seen: number;
@@ -73,7 +105,33 @@ type Walk = {
   truncated: boolean;
 };
 
-async function walkDir(walk: Walk, real: string, relParts: readonly string[]): Promise<void> {
+async function walkDir(walk: Walk, real: string, relParts: readonly string[], state: GlobState): Promise<void> {
+  const glob = walk.glob!;
+  const entries = await readSorted(walk, real);
+  for (const entry of entries) {
+    if (walk.truncated) return;
+    if (walk.seen >= walk.maxEntries) {
+      walk.truncated = true;
+      return;
+    }
+    walk.seen++;
+    const parts = [...relParts, entry.name];
+    const next = nextState(glob, state, entry.name);
+    const matches = isMatch(glob, next);
+    if (entry.isSymbolicLink()) {
+      if (matches) await addIfInScope(walk, parts);
+    } else if (entry.isDirectory()) {
+      if (matches) add(walk, parts, true);
+      if (parts.length < MAX_DEPTH && canGoDeeper(glob, next)) {
+        await walkDir(walk, path.join(real, entry.name), parts, next);
+      }
+    } else if (matches) {
+      add(walk, parts, false);
+    }
+  }
+}
+
+async function readSorted(walk: Walk, real: string): Promise<Dirent[]> {
   let entries: Dirent[];
   try {
     const dir = await openPinnedDir(walk.scope, walk.pattern, real);
@@ -84,33 +142,10 @@ async function walkDir(walk: Walk, real: string, relParts: readonly string[]): P
     }
   } catch (error) {
     // A directory that vanished, became unreadable or was swapped for a symlink mid-walk is skipped, never followed.
-    if (AgencyError.isInstance(error) || errnoCode(error) !== undefined) return;
+    if (AgencyError.isInstance(error) || errnoCode(error) !== undefined) return [];
     throw error;
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    if (walk.truncated) return;
-    if (++walk.seen > walk.maxEntries) {
-      walk.truncated = true;
-      return;
-    }
-    const parts = [...relParts, entry.name];
-    const matches = path.matchesGlob(parts.join('/'), walk.parsed.segments.join('/'));
-    if (entry.isSymbolicLink()) {
-      if (matches) await addIfInScope(walk, parts);
-    } else if (entry.isDirectory()) {
-      if (matches) add(walk, parts, true);
-      if (canDescend(walk, parts.length)) await walkDir(walk, path.join(real, entry.name), parts);
-    } else if (matches) {
-      add(walk, parts, false);
-    }
-  }
-}
-
-function canDescend(walk: Walk, depth: number): boolean {
-  const segments = walk.parsed.segments;
-  // An entry at `depth` has children at depth + 1, which only a pattern that long (or one with **) can match.
-  return depth < MAX_DEPTH && (segments.includes('**') || depth < segments.length);
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 async function addIfInScope(walk: Walk, parts: readonly string[]): Promise<void> {
