@@ -23,7 +23,9 @@ export type FileGlobOutput = {
 
 /**
  * `file_glob` (effects `read`, idempotent): lists files inside the read roots that match a glob (`*`, `**`, `?`,
- * `[abc]`, `{a,b}`), through the path guard's descriptor-pinned walk. Patterns may not be absolute or contain `..`.
+ * `[abc]`, `{a,b}`), through the path guard's descriptor-pinned walk. Patterns may not be absolute or contain `..`,
+ * and are refused past the guard's complexity limits (16 wildcards, 8 brace groups, 64 alternatives, 1024 bytes).
+ * Matching is linear-time, the walk yields to the event loop, and the call's timeout or cancellation stops it.
  *
  * @example
  * const fileGlob = createFileGlobTool({ roots: ['/runs/t1/task', '/runs/t1/progress'] });
@@ -45,8 +47,8 @@ export function createFileGlobTool({
       max_results: z.number().int().min(1).max(maxResults).optional().describe(`At most ${maxResults}`),
     }),
     effects: 'read',
-    execute: async ({ pattern, max_results = maxResults }) => {
-      const { paths, truncated } = await globInScope(roots, pattern, { maxResults: max_results, maxEntries });
+    execute: async ({ pattern, max_results = maxResults }, { signal }) => {
+      const { paths, truncated } = await globInScope(roots, pattern, { maxResults: max_results, maxEntries, signal });
       return { paths, truncated };
     },
   });

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
 import { openPinnedDir } from './path-fd.ts';
@@ -24,6 +25,11 @@ export type GlobInScopeOptions = {
   maxResults?: number;
   /** Stop after looking at this many directory entries and set `truncated`. @default 100000 */
   maxEntries?: number;
+  /**
+   * Stops the walk at the next entry. The call then rejects with the signal's reason when it is an AgencyError
+   * (a tool's timeout aborts with `tool_timeout`), or else with an AgencyError `aborted`.
+   */
+  signal?: AbortSignal;
 };
 
 /** What {@link globInScope} found. */
@@ -37,6 +43,9 @@ export type GlobInScopeResult = {
 };
 
 const MAX_DEPTH = 64;
+// The walk gives the event loop a turn after this long without one, so timers (a tool's timeout) and other runs'
+// I/O keep going however large a directory is.
+const SLICE_MS = 10;
 
 /**
  * Lists entries inside the roots that match a glob pattern: `*`, `**`, `?`, `[abc]`, `[!a-z]`, `{a,b}`, `{1..3}`.
@@ -44,7 +53,8 @@ const MAX_DEPTH = 64;
  * never absolute or containing `..`. It must stay within `GLOB_LIMITS`. It is compiled once, and each entry is
  * matched without backtracking, in at most (name length × pattern length) steps. The walk opens each directory by
  * descriptor and never descends into a symlink; a symlink is listed only when its target is inside the roots.
- * Dotfiles match only patterns that name the dot.
+ * Dotfiles match only patterns that name the dot. The walk yields to the event loop every few milliseconds and
+ * stops when `signal` aborts.
  *
  * @throws AgencyError `path_invalid` for a pattern that breaks the path rules or a limit, naming the limit.
  * @example
@@ -53,7 +63,7 @@ const MAX_DEPTH = 64;
 export async function globInScope(
   roots: readonly PathRoot[],
   pattern: string,
-  { maxResults = 1000, maxEntries = 100_000 }: GlobInScopeOptions = {},
+  { maxResults = 1000, maxEntries = 100_000, signal }: GlobInScopeOptions = {},
 ): Promise<GlobInScopeResult> {
   for (const [name, value] of [
     ['maxResults', maxResults],
@@ -63,6 +73,7 @@ export async function globInScope(
       throw new AgencyError('invalid_argument', `${name} ${String(value)} must be a positive integer`);
     }
   }
+  throwIfAborted(signal);
   const scope = await resolveScope(roots);
   const parsed = parseUserPath(scope, pattern, { allowDotDot: false });
   const prefixLength = parsed.segments.findIndex(hasGlobMagic);
@@ -74,9 +85,11 @@ export async function globInScope(
     glob,
     maxResults,
     maxEntries,
+    signal,
     seen: 0,
     paths: [],
     truncated: false,
+    slice: performance.now(),
   };
   if (glob === undefined) {
     await addIfInScope(walk, parsed.segments);
@@ -100,9 +113,12 @@ type Walk = {
   readonly glob: CompiledGlob | undefined;
   readonly maxResults: number;
   readonly maxEntries: number;
+  readonly signal: AbortSignal | undefined;
   seen: number;
   paths: string[];
   truncated: boolean;
+  /** When the walk last gave the event loop a turn. */
+  slice: number;
 };
 
 async function walkDir(walk: Walk, real: string, relParts: readonly string[], state: GlobState): Promise<void> {
@@ -115,6 +131,7 @@ async function walkDir(walk: Walk, real: string, relParts: readonly string[], st
       return;
     }
     walk.seen++;
+    if (performance.now() - walk.slice >= SLICE_MS) await yieldTurn(walk);
     const parts = [...relParts, entry.name];
     const next = nextState(glob, state, entry.name);
     const matches = isMatch(glob, next);
@@ -132,6 +149,7 @@ async function walkDir(walk: Walk, real: string, relParts: readonly string[], st
 }
 
 async function readSorted(walk: Walk, real: string): Promise<Dirent[]> {
+  throwIfAborted(walk.signal);
   let entries: Dirent[];
   try {
     const dir = await openPinnedDir(walk.scope, walk.pattern, real);
@@ -145,7 +163,21 @@ async function readSorted(walk: Walk, real: string): Promise<Dirent[]> {
     if (AgencyError.isInstance(error) || errnoCode(error) !== undefined) return [];
     throw error;
   }
+  throwIfAborted(walk.signal);
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+async function yieldTurn(walk: Walk): Promise<void> {
+  await nextTurn();
+  walk.slice = performance.now();
+  throwIfAborted(walk.signal);
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted !== true) return;
+  const reason: unknown = signal.reason;
+  if (AgencyError.isInstance(reason)) throw reason;
+  throw new AgencyError('aborted', 'The file glob was cancelled before it finished.', { cause: reason });
 }
 
 async function addIfInScope(walk: Walk, parts: readonly string[]): Promise<void> {
