@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { sha256Hex } from '../core/canonical-json.ts';
 import type { Plan } from './contracts/plan.ts';
 import type { TaskFiles } from './fs/task-files.ts';
