@@ -15,5 +15,6 @@ export {
   type WrapOptions,
   type WrappedCommand,
 } from './sandbox.ts';
+export { buildSeccompFilter, SECCOMP_RULES, type SeccompRule } from './seccomp-filter.ts';
 export { DEFAULT_ETC_PATHS, detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
 export { createUnsandboxed, type SandboxLogger, type UnsandboxedOptions } from './unsandboxed.ts';
