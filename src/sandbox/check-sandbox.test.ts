@@ -61,7 +61,8 @@ describe('fail closed', () => {
     const fake = join(base, 'fake-bwrap');
     writeFileSync(
       fake,
-      `#!/bin/sh\necho "$*" >> ${calls}\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n`,
+      `#!/bin/sh\necho "$*" >> ${calls}\n[ "$1" = --version ] && echo 'bubblewrap 0.8.0' && exit 0\n` +
+        `echo 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n`,
     );
     chmodSync(fake, 0o755);
     const sandbox = createBwrapSandbox({ bwrapPath: fake });
@@ -72,9 +73,34 @@ describe('fail closed', () => {
       await expect(run).rejects.toThrow(/No permissions to creating new namespace.*user namespaces/);
     }
     const invocations = readFileSync(calls, 'utf8').trim().split('\n');
-    expect(invocations).toHaveLength(1);
-    expect(invocations[0]).toMatch(/-- true$/);
+    expect(invocations).toHaveLength(2);
+    expect(invocations[0]).toBe('--version');
+    expect(invocations[1]).toMatch(/-- echo agency-sandbox-probe-[0-9a-f]{16}$/);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('refuses a bwrapPath that is not bubblewrap, such as /usr/bin/true, and names it', async () => {
+    const sandbox = createBwrapSandbox({ bwrapPath: '/usr/bin/true' });
+    const run = runSandboxed(sandbox, ['sh', '-c', 'exit 0'], { workdir }, { tmpDir: scratch });
+    await expect(run).rejects.toSatisfy(isUnavailable);
+    await expect(run).rejects.toThrow(/"\/usr\/bin\/true" is not bubblewrap 0\.8\.0 or later.*Fix: install bubblewrap/);
+  });
+
+  it('refuses a bwrap that claims the version but does not run the command', async () => {
+    const fake = join(base, 'fake-bwrap');
+    writeFileSync(fake, `#!/bin/sh\n[ "$1" = --version ] && echo 'bubblewrap 0.9.0'\nexit 0\n`);
+    chmodSync(fake, 0o755);
+    const run = runSandboxed(createBwrapSandbox({ bwrapPath: fake }), ['true'], { workdir }, { tmpDir: scratch });
+    await expect(run).rejects.toSatisfy(isUnavailable);
+    await expect(run).rejects.toThrow(/without printing its marker/);
+  });
+
+  it('refuses bubblewrap older than 0.8.0, which lacks --disable-userns and --size', async () => {
+    const fake = join(base, 'old-bwrap');
+    writeFileSync(fake, `#!/bin/sh\necho 'bubblewrap 0.6.1'\n`);
+    chmodSync(fake, 0o755);
+    const status = await checkSandbox(createBwrapSandbox({ bwrapPath: fake }), { tmpDir: scratch });
+    expect(status.ok === false && status.error.message).toContain('bubblewrap 0.6.1');
   });
 
   it('treats the explicit opt-out as available', async () => {

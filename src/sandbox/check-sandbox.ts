@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
+import { assertBubblewrap } from './bwrap-version.ts';
 import type { Sandbox, SandboxName } from './sandbox.ts';
 import { bwrapBrokenError, bwrapMissingError } from './sandbox-unavailable.ts';
 import { spawnCapture } from './spawn-capture.ts';
@@ -20,9 +22,11 @@ export type CheckSandboxOptions = {
 const cache = new WeakMap<Sandbox, Promise<SandboxStatus>>();
 
 /**
- * Probes once whether `sandbox` works here by running `true` inside it, and caches the answer for that sandbox
- * object (create a new sandbox to probe again). The `none` sandbox is always available. {@link runSandboxed} calls
- * this before every run, so a missing bwrap or disabled user namespaces fail closed.
+ * Probes once whether `sandbox` works here, and caches the answer for that sandbox object (create a new sandbox to
+ * probe again). For bwrap it checks that the binary is bubblewrap ≥ 0.8.0, then runs `echo <random marker>` inside
+ * the sandbox, with its seccomp filter and limits, and expects the marker back: exit code 0 alone proves nothing.
+ * The `none` sandbox is always available. {@link runSandboxed} calls this before every run, so a missing or fake
+ * bwrap, or disabled user namespaces, fail closed.
  *
  * @example
  * const status = await checkSandbox(createBwrapSandbox());
@@ -44,9 +48,11 @@ export function checkSandbox(sandbox: Sandbox, options: CheckSandboxOptions = {}
 async function probe(sandbox: Sandbox, { timeoutMs = 10_000, tmpDir = tmpdir() }: CheckSandboxOptions) {
   const workdir = await mkdtemp(join(tmpDir, 'agency-sandbox-probe-'));
   let file: string = sandbox.name;
+  const marker = `agency-sandbox-probe-${randomBytes(8).toString('hex')}`;
   try {
-    const wrapped = sandbox.wrap(['true'], { workdir });
+    const wrapped = sandbox.wrap(['echo', marker], { workdir });
     file = wrapped.file;
+    await assertBubblewrap(file, workdir, timeoutMs);
     const result = await spawnCapture(wrapped, {
       timeoutMs,
       killGraceMs: 500,
@@ -54,8 +60,10 @@ async function probe(sandbox: Sandbox, { timeoutMs = 10_000, tmpDir = tmpdir() }
       stderrLimitBytes: 4096,
       now: () => performance.now(),
     });
-    if (result.exitCode === 0) return { ok: true, name: sandbox.name } as const;
-    const reason = result.timedOut ? `the probe did not finish in ${timeoutMs} ms` : result.stderr;
+    if (result.exitCode === 0 && result.stdout === `${marker}\n`) return { ok: true, name: sandbox.name } as const;
+    const reason = result.timedOut
+      ? `the probe did not finish in ${timeoutMs} ms`
+      : result.stderr || `the probe exited with ${String(result.exitCode)} without printing its marker`;
     return {
       ok: false,
       name: sandbox.name,

@@ -1,4 +1,5 @@
 export { type BwrapSandboxOptions, bwrapArgs, createBwrapSandbox } from './bwrap-sandbox.ts';
+export { MIN_BWRAP_VERSION } from './bwrap-version.ts';
 export { type CheckSandboxOptions, checkSandbox, type SandboxStatus } from './check-sandbox.ts';
 export {
   type RunSandboxedDeps,

@@ -27,3 +27,14 @@ export function bwrapBrokenError(bwrapPath: string, reason: string, cause?: unkn
     { cause, details: { bwrapPath } },
   );
 }
+
+/** The error for a `bwrapPath` that runs but is not bubblewrap ≥ 0.8.0, such as `/usr/bin/true`. */
+export function notBubblewrapError(bwrapPath: string, found: string): AgencyError {
+  return new AgencyError(
+    'sandbox_unavailable',
+    `${JSON.stringify(bwrapPath)} is not bubblewrap 0.8.0 or later (\`${bwrapPath} --version\` printed ` +
+      `${JSON.stringify((found.trim().split('\n')[0] ?? '').slice(0, 200))}), so no command was run. Fix: install bubblewrap ≥ 0.8.0 ` +
+      `(\`apt-get install bubblewrap\`, or \`bash scripts/ensure-bwrap.sh\`) and pass its bwrap as bwrapPath, ${OPT_OUT}.`,
+    { details: { bwrapPath } },
+  );
+}
