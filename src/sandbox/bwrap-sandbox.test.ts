@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
-import { createBwrapSandbox } from './bwrap-sandbox.ts';
+import { type BwrapSandboxOptions, createBwrapSandbox } from './bwrap-sandbox.ts';
+import type { ProcMask } from './proc-masks.ts';
+import { buildSeccompFilter } from './seccomp-filter.ts';
 import { detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
 
 let base: string;
@@ -12,12 +14,20 @@ const systemMounts: SystemMount[] = [
   { kind: 'ro-bind', path: '/usr' },
   { kind: 'symlink', path: '/bin', target: 'usr/bin' },
 ];
+const procMasks: ProcMask[] = [
+  { kind: 'read-only', path: '/proc/sys' },
+  { kind: 'mask-file', path: '/proc/kcore' },
+  { kind: 'mask-dir', path: '/proc/acpi' },
+];
 // Any absolute executable stands in for bwrap: wrap only builds argv.
-const sandbox = () =>
+const sandbox = (options: Partial<BwrapSandboxOptions> = {}) =>
   createBwrapSandbox({
     bwrapPath: '/bin/sh',
     systemMounts,
+    procMasks,
     etcPaths: ['/etc/hosts'],
+    arch: 'x64',
+    ...options,
   });
 
 beforeEach(() => {
@@ -43,7 +53,7 @@ describe('createBwrapSandbox().wrap', () => {
     expect(valuesOf(args, '--cap-drop', 1)).toEqual([['ALL']]);
     expect(valuesOf(args, '--proc', 1)).toEqual([['/proc']]);
     expect(valuesOf(args, '--dev', 1)).toEqual([['/dev']]);
-    expect(valuesOf(args, '--tmpfs', 1)).toEqual([['/tmp']]);
+    expect(valuesOf(args, '--tmpfs', 1)).toContainEqual(['/tmp']);
     expect(valuesOf(args, '--chdir', 1)).toEqual([[workdir]]);
     expect(args.slice(-3)).toEqual(['--', 'make', 'test']);
   });
@@ -64,10 +74,56 @@ describe('createBwrapSandbox().wrap', () => {
       readWritePaths: [],
     });
     expect(valuesOf(args, '--bind')).toEqual([[workdir, workdir]]);
-    const binds = args.filter((arg) => arg === '--bind' || arg === '--ro-bind').length;
-    expect(binds).toBe(4); // /usr, workdir, ro, git
+    const binds = valuesOf(args, '--ro-bind').filter(([source]) => source?.startsWith(base));
+    expect(binds).toEqual([
+      [ro, ro],
+      [git, git],
+    ]);
     expect(args.indexOf(git)).toBeGreaterThan(args.indexOf(workdir));
     expect(args.indexOf(workdir)).toBeGreaterThan(args.indexOf('/tmp'));
+  });
+
+  it('runs the command as nobody in a user namespace of its own, which cannot make another', () => {
+    const { args } = sandbox().wrap(['true'], { workdir });
+    expect(args).toContain('--unshare-user');
+    expect(args).toContain('--disable-userns');
+    expect(valuesOf(args, '--uid', 1)).toEqual([['65534']]);
+    expect(valuesOf(args, '--gid', 1)).toEqual([['65534']]);
+  });
+
+  it('covers /proc after mounting it: knobs read-only, leaky files and hardware dirs masked', () => {
+    const { args } = sandbox().wrap(['true'], { workdir });
+    const proc = args.indexOf('/proc');
+    expect(args.slice(proc - 1, proc + 11)).toEqual([
+      ...['--proc', '/proc'],
+      ...['--ro-bind', '/proc/sys', '/proc/sys'],
+      ...['--ro-bind', '/dev/null', '/proc/kcore'],
+      ...['--tmpfs', '/proc/acpi', '--remount-ro', '/proc/acpi'],
+    ]);
+  });
+
+  it('leaves the root read-only, after every mount', () => {
+    const { args } = sandbox().wrap(['true'], { workdir });
+    expect(valuesOf(args, '--remount-ro', 1).at(-1)).toEqual(['/']);
+    expect(args.lastIndexOf('--remount-ro')).toBeGreaterThan(args.lastIndexOf('--bind'));
+  });
+
+  it('hands bwrap the seccomp filter on fd 3', () => {
+    const wrapped = sandbox().wrap(['true'], { workdir });
+    expect(valuesOf(wrapped.args, '--seccomp', 1)).toEqual([['3']]);
+    expect(wrapped.inputs).toEqual([buildSeccompFilter('x86_64')]);
+    expect(sandbox({ arch: 'arm64' }).wrap(['true'], { workdir }).inputs?.[0]).toEqual(buildSeccompFilter('aarch64'));
+  });
+
+  it('fails closed without a seccomp filter for the CPU', () => {
+    let thrown: unknown;
+    try {
+      sandbox({ arch: 'riscv64' }).wrap(['true'], { workdir });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(AgencyError.hasCode(thrown, 'sandbox_unavailable')).toBe(true);
+    expect((thrown as Error).message).toContain('this host is riscv64');
   });
 
   it('shares the network only when allowed', () => {

@@ -38,3 +38,8 @@ export function notBubblewrapError(bwrapPath: string, found: string): AgencyErro
     { details: { bwrapPath } },
   );
 }
+
+/** The error for a sandbox that cannot apply its protections (its seccomp filter, say) on this host. */
+export function sandboxSetupError(problem: string, fix: string): AgencyError {
+  return new AgencyError('sandbox_unavailable', `${problem}, so no command was run. Fix: ${fix}, ${OPT_OUT}.`);
+}

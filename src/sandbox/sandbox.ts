@@ -41,6 +41,8 @@ export type WrappedCommand = {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** Bytes written to extra descriptors: `inputs[i]` goes to fd `3 + i`, which is then closed. @default [] */
+  inputs?: readonly Uint8Array[];
 };
 
 /**

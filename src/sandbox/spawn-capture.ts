@@ -48,6 +48,7 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
     child.stderr.on('data', stderr.push);
     child.stdin.on('error', () => {}); // the command may exit without reading its input
     child.stdin.end(options.stdin);
+    feedInputs(child, command);
     const supervisor = superviseProcess(child, options);
 
     child.once('error', (error) => {
@@ -76,12 +77,22 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
 type PipedProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
 function spawnInOwnGroup(command: WrappedCommand): PipedProcess {
+  const extra = (command.inputs ?? []).map(() => 'pipe' as const);
   return spawn(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', ...extra],
   });
+}
+
+// Writes each extra input to its descriptor (fd 3 + i) and closes it.
+function feedInputs(child: PipedProcess, command: WrappedCommand): void {
+  for (const [i, bytes] of (command.inputs ?? []).entries()) {
+    const stream = child.stdio[3 + i] as Writable | null | undefined;
+    stream?.on('error', () => {}); // bwrap may exit (a bad option) before reading
+    stream?.end(bytes);
+  }
 }
 
 /**
