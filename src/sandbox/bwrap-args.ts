@@ -1,4 +1,6 @@
 import type { ProcMask } from './proc-masks.ts';
+import type { ResolvedSandboxLimits } from './sandbox-limits.ts';
+import { prlimitOptions } from './sandbox-limits.ts';
 import type { ResolvedWrapOptions } from './sandbox-paths.ts';
 import type { SystemMount } from './system-mounts.ts';
 
@@ -10,10 +12,14 @@ export type BwrapHost = {
   etcPaths: readonly string[];
   /** The read-only and masked parts of `/proc`. */
   procMasks: readonly ProcMask[];
+  /** The host's `prlimit`, under a system directory so the sandbox sees it at the same path. */
+  prlimitPath: string;
 };
 
 /** bwrap reads the seccomp program from this descriptor. */
 export const SECCOMP_FD = 3;
+/** bwrap waits for one byte on this descriptor before it starts the command. */
+export const RELEASE_FD = 4;
 /** The uid and gid of the command inside its user namespace: `nobody`, whoever runs agency. */
 export const SANDBOX_UID = 65534;
 /** The host name inside the sandbox, so the host's own name does not leak. */
@@ -22,18 +28,19 @@ const SANDBOX_HOSTNAME = 'agency-sandbox';
 /**
  * The bwrap argv for one command. The environment is not in here: bwrap is spawned with exactly the command's
  * environment, because values passed as `--setenv` would be readable by every host user in `/proc/<pid>/cmdline`.
+ * The command runs under `prlimit`, which applies `options.limits` inside the sandbox's user namespace.
  */
 export function bwrapArgs(command: readonly string[], options: ResolvedWrapOptions, host: BwrapHost): string[] {
   return [
     ...namespaceArgs(options.allowNetwork),
     ...systemArgs(host),
-    ...scratchArgs(host.procMasks),
+    ...scratchArgs(host.procMasks, options.limits),
     ...bindArgs(options),
     // Last among the mounts: the root tmpfs, where bwrap made the mount points, becomes read-only.
     ...['--remount-ro', '/'],
-    ...['--seccomp', String(SECCOMP_FD)],
+    ...['--seccomp', String(SECCOMP_FD), '--block-fd', String(RELEASE_FD)],
     ...['--chdir', options.workdir],
-    ...['--', ...command],
+    ...['--', host.prlimitPath, ...prlimitOptions(options.limits), '--', ...command],
   ];
 }
 
@@ -58,15 +65,18 @@ function systemArgs(host: BwrapHost): string[] {
   return args;
 }
 
-// A fresh /proc with its kernel knobs read-only and its leaky files masked; a minimal /dev; a private /tmp.
-function scratchArgs(procMasks: readonly ProcMask[]): string[] {
+// A fresh /proc with its kernel knobs read-only and its leaky files masked; a minimal /dev, read-only but for a
+// size-limited /dev/shm; a size-limited private /tmp.
+function scratchArgs(procMasks: readonly ProcMask[], limits: ResolvedSandboxLimits): string[] {
   const args = ['--proc', '/proc'];
   for (const mask of procMasks) {
     if (mask.kind === 'read-only') args.push('--ro-bind', mask.path, mask.path);
     else if (mask.kind === 'mask-file') args.push('--ro-bind', '/dev/null', mask.path);
     else args.push('--tmpfs', mask.path, '--remount-ro', mask.path);
   }
-  args.push('--dev', '/dev', '--tmpfs', '/tmp');
+  const size = String(limits.tmpBytes);
+  args.push('--dev', '/dev', '--size', size, '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
+  args.push('--size', size, '--tmpfs', '/tmp');
   return args;
 }
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
 import { type BwrapSandboxOptions, createBwrapSandbox } from './bwrap-sandbox.ts';
 import type { ProcMask } from './proc-masks.ts';
+import { DEFAULT_SANDBOX_LIMITS } from './sandbox-limits.ts';
 import { buildSeccompFilter } from './seccomp-filter.ts';
 import { detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
 
@@ -23,6 +24,7 @@ const procMasks: ProcMask[] = [
 const sandbox = (options: Partial<BwrapSandboxOptions> = {}) =>
   createBwrapSandbox({
     bwrapPath: '/bin/sh',
+    prlimitPath: '/usr/bin/prlimit',
     systemMounts,
     procMasks,
     etcPaths: ['/etc/hosts'],
@@ -102,20 +104,50 @@ describe('createBwrapSandbox().wrap', () => {
     ]);
   });
 
-  it('leaves the root read-only, after every mount', () => {
-    const { args } = sandbox().wrap(['true'], { workdir });
+  it('sizes /tmp and /dev/shm, and leaves / and /dev read-only', () => {
+    const { args } = sandbox().wrap(['true'], { workdir, limits: { tmpBytes: 8 << 20 } });
+    const dev = args.indexOf('--dev');
+    expect(args.slice(dev, dev + 11)).toEqual([
+      ...['--dev', '/dev', '--size', String(8 << 20), '--tmpfs', '/dev/shm', '--remount-ro', '/dev'],
+      ...['--size', String(8 << 20), '--tmpfs'],
+    ]);
     expect(valuesOf(args, '--remount-ro', 1).at(-1)).toEqual(['/']);
     expect(args.lastIndexOf('--remount-ro')).toBeGreaterThan(args.lastIndexOf('--bind'));
   });
 
-  it('hands bwrap the seccomp filter on fd 3', () => {
+  it('hands bwrap the seccomp filter on fd 3 and holds the command on fd 4 until released', () => {
     const wrapped = sandbox().wrap(['true'], { workdir });
     expect(valuesOf(wrapped.args, '--seccomp', 1)).toEqual([['3']]);
-    expect(wrapped.inputs).toEqual([buildSeccompFilter('x86_64')]);
+    expect(valuesOf(wrapped.args, '--block-fd', 1)).toEqual([['4']]);
+    expect(wrapped.inputs?.[0]).toEqual(buildSeccompFilter('x86_64'));
+    expect(wrapped.inputs?.[1]).toHaveLength(1);
+    expect(wrapped.releaseInput).toBe(1);
     expect(sandbox({ arch: 'arm64' }).wrap(['true'], { workdir }).inputs?.[0]).toEqual(buildSeccompFilter('aarch64'));
   });
 
-  it('fails closed without a seccomp filter for the CPU', () => {
+  it('runs the command under prlimit with its limits', () => {
+    const { args } = sandbox().wrap(['make', 'test'], { workdir, limits: { processes: 50 } });
+    const start = args.indexOf('--') + 1;
+    expect(args.slice(start)).toEqual([
+      '/usr/bin/prlimit',
+      '--nproc=50',
+      `--data=${DEFAULT_SANDBOX_LIMITS.memoryBytes}`,
+      `--cpu=${DEFAULT_SANDBOX_LIMITS.cpuSeconds}`,
+      `--fsize=${DEFAULT_SANDBOX_LIMITS.fileSizeBytes}`,
+      `--nofile=${DEFAULT_SANDBOX_LIMITS.openFiles}`,
+      '--core=0',
+      '--',
+      'make',
+      'test',
+    ]);
+    expect(() => sandbox().wrap(['true'], { workdir, limits: { processes: 0 } })).toThrow(/limits\.processes/);
+  });
+
+  it('fails closed without prlimit in a system directory, or without a seccomp filter for the CPU', () => {
+    const missing = sandbox({ prlimitPath: 'prlimit', searchPath: join(base, 'empty-bin') });
+    expect(() => missing.wrap(['true'], { workdir })).toThrow(/prlimit \(util-linux\).*not found.*install util-linux/);
+    const outside = sandbox({ prlimitPath: '/bin/sh', systemMounts: [{ kind: 'ro-bind', path: '/usr' }] });
+    expect(() => outside.wrap(['true'], { workdir })).toThrow(/outside the system directories/);
     let thrown: unknown;
     try {
       sandbox({ arch: 'riscv64' }).wrap(['true'], { workdir });

@@ -18,6 +18,12 @@ export {
   type WrapOptions,
   type WrappedCommand,
 } from './sandbox.ts';
+export {
+  DEFAULT_SANDBOX_LIMITS,
+  type ResolvedSandboxLimits,
+  resolveSandboxLimits,
+  type SandboxLimits,
+} from './sandbox-limits.ts';
 export { buildSeccompFilter, SECCOMP_RULES, type SeccompRule } from './seccomp-filter.ts';
 export { DEFAULT_ETC_PATHS, detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
 export { createUnsandboxed, type SandboxLogger, type UnsandboxedOptions } from './unsandboxed.ts';

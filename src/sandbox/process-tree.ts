@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** A process, identified by its pid and its start time so a reused pid is never mistaken for it. */
 export type ProcessRef = { pid: number; startTime: string };
@@ -33,6 +33,42 @@ export function descendantsOf(pid: number): ProcessRef[] {
     }
   }
   return found;
+}
+
+// Linux lists each thread's children in /proc/<pid>/task/<tid>/children where built with CONFIG_PROC_CHILDREN.
+const CHILDREN_FILES = existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+
+/**
+ * The pids below `pid`, read from the kernel's per-thread `children` lists: a few reads instead of one per process
+ * on the host, as {@link descendantsOf} needs (and falls back to where those lists are missing). A child forked
+ * while the lists are read may be missed, so read again after anything that stops new forks from escaping.
+ */
+export function descendantPids(pid: number): number[] {
+  if (!CHILDREN_FILES) return descendantsOf(pid).map((child) => child.pid);
+  const found: number[] = [];
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const children = childrenOf(next);
+    found.push(...children);
+    queue.push(...children);
+  }
+  return found;
+}
+
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // it exited
+  }
+  return tasks.flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**

@@ -2,7 +2,9 @@ import { tmpdir } from 'node:os';
 import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
+import { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from './pids-cgroup.ts';
 import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
+import { resolveSandboxLimits } from './sandbox-limits.ts';
 import { bwrapMissingError } from './sandbox-unavailable.ts';
 import { type CaptureResult, spawnCapture } from './spawn-capture.ts';
 import { stageFiles } from './stage-files.ts';
@@ -34,11 +36,16 @@ export type RunSandboxedDeps = {
   now?: () => number;
   /** Where files are staged for the run, and where the first run's probe makes its scratch dir. @default os.tmpdir() */
   tmpDir?: string;
+  /**
+   * The cgroup directory under which each run gets a pids cgroup capping its processes, or `false` for none.
+   * @default findPidsCgroupParent(): agency's own cgroup v1 pids cgroup when writable, else none
+   */
+  pidsCgroupParent?: string | false;
 };
 
 /**
- * Runs `command` (no shell) inside `sandbox`, with capped output and a timeout, and never leaves its processes
- * behind. It first checks, once per sandbox, that the sandbox works; if not it throws AgencyError
+ * Runs `command` (no shell) inside `sandbox`, with capped output, resource limits and a timeout, and never leaves its
+ * processes behind. It first checks, once per sandbox, that the sandbox works; if not it throws AgencyError
  * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error.
  *
  * @example
@@ -51,7 +58,7 @@ export async function runSandboxed(
   sandbox: Sandbox,
   command: readonly string[],
   options: RunSandboxedOptions,
-  { now = () => performance.now(), tmpDir = tmpdir() }: RunSandboxedDeps = {},
+  { now = () => performance.now(), tmpDir = tmpdir(), pidsCgroupParent }: RunSandboxedDeps = {},
 ): Promise<RunSandboxedResult> {
   const {
     timeoutMs = 60_000,
@@ -60,6 +67,7 @@ export async function runSandboxed(
     stderrLimitBytes = 1_048_576,
   } = options;
   assertLimits({ timeoutMs, killGraceMs, stdoutLimitBytes, stderrLimitBytes });
+  const limits = resolveSandboxLimits(options.limits);
   const { signal } = options;
   if (signal?.aborted) throw abortedError(signal);
   const status = await checkSandbox(sandbox, { tmpDir });
@@ -67,34 +75,34 @@ export async function runSandboxed(
   if (signal?.aborted) throw abortedError(signal);
 
   const staged = await stageFiles(options.files ?? [], tmpDir);
+  let cgroup: PidsCgroup | undefined;
   try {
-    const wrapped = sandbox.wrap(command, {
-      workdir: options.workdir,
-      readOnlyPaths: options.readOnlyPaths,
-      readWritePaths: options.readWritePaths,
-      allowNetwork: options.allowNetwork,
-      env: options.env,
-      fileMounts: staged.mounts,
-    });
-    const capture = {
+    const wrapped = sandbox.wrap(command, { ...wrapOptions(options), fileMounts: staged.mounts });
+    const parent = pidsCgroupParent ?? findPidsCgroupParent();
+    if (wrapped.releaseInput !== undefined && parent) cgroup = await createPidsCgroup(parent, limits.processes);
+    const { aborted, ...result } = await spawnCapture(wrapped, {
       stdin: options.stdin,
       timeoutMs,
       killGraceMs,
       stdoutLimitBytes,
       stderrLimitBytes,
       now,
-    };
-    const { aborted, ...result } = await spawnCapture(wrapped, {
-      ...capture,
       signal,
+      ...(cgroup ? { place: cgroup.place } : {}),
     }).catch((error: unknown) => {
       throw startError(sandbox, wrapped, error);
     });
     if (aborted) throw abortedError(signal);
     return result;
   } finally {
+    await cgroup?.dispose();
     await staged.dispose();
   }
+}
+
+function wrapOptions(options: RunSandboxedOptions): WrapOptions {
+  const { workdir, readOnlyPaths, readWritePaths, allowNetwork, env, limits } = options;
+  return { workdir, readOnlyPaths, readWritePaths, allowNetwork, env, limits };
 }
 
 function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, posix } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { DEFAULT_SANDBOX_PATH, type FileMount, type WrapOptions } from './sandbox.ts';
+import { type ResolvedSandboxLimits, resolveSandboxLimits } from './sandbox-limits.ts';
 
 // Writable binds inside these would let a sandboxed command change the host system or reach host sockets.
 const SYSTEM_TREES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/boot', '/proc', '/sys'];
@@ -24,7 +25,7 @@ const FORBIDDEN_WRITABLE_EXACT = [
 const SANDBOX_OWNED_TREES = [...SYSTEM_TREES, '/dev'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Wrap options after validation: real paths, a complete environment. */
+/** Wrap options after validation: real paths, a complete environment, every limit. */
 export type ResolvedWrapOptions = {
   workdir: string;
   readOnlyPaths: string[];
@@ -32,6 +33,7 @@ export type ResolvedWrapOptions = {
   allowNetwork: boolean;
   env: Record<string, string>;
   fileMounts: FileMount[];
+  limits: ResolvedSandboxLimits;
 };
 
 /**
@@ -60,6 +62,7 @@ export function resolveWrapOptions(options: WrapOptions, home: string = homedir(
     allowNetwork: options.allowNetwork ?? false,
     env: resolveEnv(options.env ?? {}),
     fileMounts,
+    limits: resolveSandboxLimits(options.limits),
   };
 }
 

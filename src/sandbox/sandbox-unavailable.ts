@@ -39,7 +39,7 @@ export function notBubblewrapError(bwrapPath: string, found: string): AgencyErro
   );
 }
 
-/** The error for a sandbox that cannot apply its protections (its seccomp filter, say) on this host. */
+/** The error for a sandbox that cannot apply its limits or its seccomp filter on this host. */
 export function sandboxSetupError(problem: string, fix: string): AgencyError {
   return new AgencyError('sandbox_unavailable', `${problem}, so no command was run. Fix: ${fix}, ${OPT_OUT}.`);
 }

@@ -1,3 +1,5 @@
+import type { SandboxLimits } from './sandbox-limits.ts';
+
 /** The sandbox implementations agency ships. */
 export type SandboxName = 'bwrap' | 'none';
 
@@ -33,6 +35,11 @@ export type WrapOptions = {
   env?: Readonly<Record<string, string>>;
   /** Files bound read-only into the sandbox, such as staged credentials. @default [] */
   fileMounts?: readonly FileMount[];
+  /**
+   * Process, memory, CPU, file-size and scratch-space limits. The bwrap sandbox applies them; the unsandboxed
+   * opt-out validates them and applies none. @default DEFAULT_SANDBOX_LIMITS
+   */
+  limits?: SandboxLimits;
 };
 
 /** The argv to spawn, without a shell: run `file` with `args` and exactly `env`, in `cwd`. */
@@ -43,6 +50,11 @@ export type WrappedCommand = {
   cwd: string;
   /** Bytes written to extra descriptors: `inputs[i]` goes to fd `3 + i`, which is then closed. @default [] */
   inputs?: readonly Uint8Array[];
+  /**
+   * The index in `inputs` the process waits on before it starts the command. Its bytes are written only once the
+   * process has been placed (in a pids cgroup, for one), so nothing the command runs can start outside it.
+   */
+  releaseInput?: number;
 };
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,17 +21,41 @@ const options = (extra: Partial<CaptureOptions> = {}): CaptureOptions => ({
 const text = (value: string) => new TextEncoder().encode(value);
 
 describe('spawnCapture inputs', () => {
-  it('writes each input to fd 3 + i and closes it', async () => {
+  it('writes each input to fd 3 + i, and the release input only once the process is placed', async () => {
+    const events: string[] = [];
     const result = await spawnCapture(
       {
         file: 'sh',
-        args: ['-c', 'cat <&3; cat <&4'],
+        args: ['-c', 'cat <&3; read go <&4; echo " released"'],
         env: { PATH: '/usr/bin:/bin' },
         cwd: dir,
-        inputs: [text('filter'), text(' and more\n')],
+        inputs: [text('filter'), text('1\n')],
+        releaseInput: 1,
       },
-      options(),
+      options({
+        place: async (pid) => {
+          events.push(`placed ${typeof pid}`);
+        },
+      }),
     );
-    expect(result.stdout).toBe('filter and more\n');
+    expect(events).toEqual(['placed number']);
+    expect(result.stdout).toBe('filter released\n');
+  });
+
+  it('kills the process and rejects with the error when placing it fails, before the command goes on', async () => {
+    const marker = join(dir, 'ran');
+    const run = spawnCapture(
+      {
+        file: 'sh',
+        args: ['-c', `read go <&3; touch ${marker}`],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: dir,
+        inputs: [text('1\n')],
+        releaseInput: 0,
+      },
+      options({ place: () => Promise.reject(new Error('no cgroup for you')) }),
+    );
+    await expect(run).rejects.toThrow('no cgroup for you');
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -12,6 +12,11 @@ export type CaptureOptions = {
   stderrLimitBytes: number;
   signal?: AbortSignal;
   now: () => number;
+  /**
+   * Places the started process, for example in a pids cgroup, before the command's `releaseInput` is written. When
+   * it throws, the process is killed and `spawnCapture` rejects with that error.
+   */
+  place?: (pid: number) => Promise<void>;
 };
 
 /** What a finished process did. Output is decoded as UTF-8. */
@@ -48,8 +53,12 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
     child.stderr.on('data', stderr.push);
     child.stdin.on('error', () => {}); // the command may exit without reading its input
     child.stdin.end(options.stdin);
-    feedInputs(child, command);
     const supervisor = superviseProcess(child, options);
+    let placeError: Error | undefined;
+    feedInputs(child, command, options.place).catch((error: unknown) => {
+      placeError = error instanceof Error ? error : new Error(String(error));
+      supervisor.kill();
+    });
 
     child.once('error', (error) => {
       if (child.pid !== undefined) return; // a failed kill; the process itself still reports its exit
@@ -59,6 +68,7 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
     child.once('exit', supervisor.afterExit);
     child.once('close', (exitCode, signal) => {
       supervisor.cleanup();
+      if (placeError !== undefined) return reject(placeError);
       resolve({
         exitCode,
         signal,
@@ -86,13 +96,18 @@ function spawnInOwnGroup(command: WrappedCommand): PipedProcess {
   });
 }
 
-// Writes each extra input to its descriptor (fd 3 + i) and closes it.
-function feedInputs(child: PipedProcess, command: WrappedCommand): void {
-  for (const [i, bytes] of (command.inputs ?? []).entries()) {
+// Writes each extra input to its descriptor (fd 3 + i) and closes it; the release input only after `place`.
+async function feedInputs(child: PipedProcess, command: WrappedCommand, place: CaptureOptions['place']) {
+  const inputs = command.inputs ?? [];
+  const write = (i: number) => {
     const stream = child.stdio[3 + i] as Writable | null | undefined;
     stream?.on('error', () => {}); // bwrap may exit (a bad option) before reading
-    stream?.end(bytes);
-  }
+    stream?.end(inputs[i]);
+  };
+  for (const i of inputs.keys()) if (i !== command.releaseInput) write(i);
+  if (command.releaseInput === undefined || child.pid === undefined) return;
+  if (place) await place(child.pid);
+  write(command.releaseInput);
 }
 
 /**
@@ -126,6 +141,10 @@ function superviseProcess(child: PipedProcess, options: CaptureOptions) {
   return {
     timedOut: () => timedOut,
     aborted: () => aborted,
+    kill: () => {
+      stopping = true;
+      void tree.signalTree('SIGKILL');
+    },
     afterExit: () => {
       // Whatever the command leaves behind in its group, or (after a stop) anywhere below it, dies with it.
       tree.signalLeftovers('SIGKILL');

@@ -4,6 +4,7 @@ import {
   createUnsandboxed,
   type RunSandboxedOptions,
   type Sandbox,
+  type SandboxLimits,
   type SandboxLogger,
 } from '../../sandbox/index.ts';
 
@@ -27,6 +28,8 @@ export type ExecEnvironmentOptions = {
   readWritePaths?: readonly string[];
   /** Share the host network with the command; the network guard does not apply inside. @default false */
   allowNetwork?: boolean;
+  /** Process, memory, CPU, file-size and scratch-space limits for each run. @default DEFAULT_SANDBOX_LIMITS */
+  limits?: SandboxLimits;
   /** Receives the warning `sandbox: 'none'` logs on every run. @default console.warn */
   logger?: SandboxLogger;
 };
@@ -44,13 +47,14 @@ export function resolveSandbox(choice: SandboxChoice = 'bwrap', logger?: Sandbox
 /** The part of {@link RunSandboxedOptions} that {@link ExecEnvironmentOptions} decides. */
 export function runEnvironment(
   options: ExecEnvironmentOptions,
-): Pick<RunSandboxedOptions, 'workdir' | 'env' | 'readOnlyPaths' | 'readWritePaths' | 'allowNetwork'> {
-  const { workdir, env = {}, readOnlyPaths = [], readWritePaths = [], allowNetwork = false } = options;
+): Pick<RunSandboxedOptions, 'workdir' | 'env' | 'readOnlyPaths' | 'readWritePaths' | 'allowNetwork' | 'limits'> {
+  const { workdir, env = {}, readOnlyPaths = [], readWritePaths = [], allowNetwork = false, limits } = options;
   return {
     workdir,
     env: { HOME: workdir, LANG: 'C.UTF-8', TMPDIR: '/tmp', ...env },
     readOnlyPaths,
     readWritePaths,
     allowNetwork,
+    ...(limits === undefined ? {} : { limits }),
   };
 }

@@ -1,0 +1,94 @@
+import { AgencyError } from '../core/errors.ts';
+
+/**
+ * Resource limits for one sandboxed command. The kernel enforces them as rlimits (set by `prlimit` inside the
+ * sandbox, soft and hard alike, so the command cannot raise them), a pids cgroup where one can be made, and tmpfs
+ * sizes. Every value is a positive whole number. See docs/sandbox.md, "Threat model", for what each one bounds.
+ */
+export type SandboxLimits = {
+  /**
+   * Processes and threads running at once (RLIMIT_NPROC, counted per sandbox in its own user namespace on Linux
+   * ≥ 5.14, plus `pids.max` of a pids cgroup where agency can create one). The kernel does not apply RLIMIT_NPROC
+   * to host root, so as root only the cgroup bounds it. @default 1024
+   */
+  processes?: number;
+  /** Private writable memory of each process, in bytes (RLIMIT_DATA). Node 24 needs about 1 GiB to start. @default 4 GiB */
+  memoryBytes?: number;
+  /** CPU time of each process, in seconds, all its threads together (RLIMIT_CPU). @default 3600 */
+  cpuSeconds?: number;
+  /** The largest file a process may write, in bytes (RLIMIT_FSIZE); `truncate -s` counts too. @default 1 GiB */
+  fileSizeBytes?: number;
+  /** Open file descriptors of each process (RLIMIT_NOFILE). @default 8192 */
+  openFiles?: number;
+  /** Size of each RAM-backed scratch file system, `/tmp` and `/dev/shm`, in bytes. @default 512 MiB */
+  tmpBytes?: number;
+};
+
+/** {@link SandboxLimits} with every value present. */
+export type ResolvedSandboxLimits = Required<SandboxLimits>;
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/** The limits a command gets when it is given none. */
+export const DEFAULT_SANDBOX_LIMITS: Readonly<ResolvedSandboxLimits> = {
+  processes: 1024,
+  memoryBytes: 4 * GiB,
+  cpuSeconds: 3600,
+  fileSizeBytes: GiB,
+  openFiles: 8192,
+  tmpBytes: 512 * MiB,
+};
+
+// Byte limits below 1 MiB are nearly always a unit mistake (MiB meant, bytes given), and nothing can run in them.
+const MINIMUM: Readonly<ResolvedSandboxLimits> = {
+  processes: 1,
+  memoryBytes: MiB,
+  cpuSeconds: 1,
+  fileSizeBytes: MiB,
+  openFiles: 3,
+  tmpBytes: MiB,
+};
+
+/**
+ * Fills in defaults and validates. Throws AgencyError `invalid_argument` naming the field and the fix for an
+ * unknown name, or a value that is not a whole number at or above its minimum.
+ */
+export function resolveSandboxLimits(limits: SandboxLimits = {}): ResolvedSandboxLimits {
+  if (typeof limits !== 'object' || limits === null) {
+    throw new AgencyError('invalid_argument', 'sandbox limits must be an object such as { processes: 256 }.');
+  }
+  const resolved = { ...DEFAULT_SANDBOX_LIMITS };
+  for (const [name, value] of Object.entries(limits) as Array<[keyof SandboxLimits, unknown]>) {
+    if (!Object.hasOwn(DEFAULT_SANDBOX_LIMITS, name)) {
+      const known = Object.keys(DEFAULT_SANDBOX_LIMITS).join(', ');
+      throw invalid(name, value, `is not a sandbox limit; use one of ${known}`);
+    }
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(name, value, 'must be a whole number');
+    if (value < MINIMUM[name]) throw invalid(name, value, `must be at least ${MINIMUM[name]}`);
+    resolved[name] = value;
+  }
+  return resolved;
+}
+
+/**
+ * The `prlimit` options that apply `limits` to the command (soft and hard), with core dumps off: a core file of a
+ * large process would fill the workdir.
+ */
+export function prlimitOptions(limits: ResolvedSandboxLimits): string[] {
+  return [
+    `--nproc=${limits.processes}`,
+    `--data=${limits.memoryBytes}`,
+    `--cpu=${limits.cpuSeconds}`,
+    `--fsize=${limits.fileSizeBytes}`,
+    `--nofile=${limits.openFiles}`,
+    '--core=0',
+  ];
+}
+
+function invalid(name: string, value: unknown, problem: string): AgencyError {
+  return new AgencyError('invalid_argument', `sandbox limits.${name} (${String(value)}) ${problem}.`, {
+    details: { field: `limits.${name}` },
+  });
+}
