@@ -24,6 +24,7 @@ export {
   resolveSandboxLimits,
   type SandboxLimits,
 } from './sandbox-limits.ts';
+export { type QuarantinedFile, type SandboxOutputScan, type ScanOptions, scanSandboxOutput } from './scan-output.ts';
 export { buildSeccompFilter, SECCOMP_RULES, type SeccompRule } from './seccomp-filter.ts';
 export { DEFAULT_ETC_PATHS, detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
 export { createUnsandboxed, type SandboxLogger, type UnsandboxedOptions } from './unsandboxed.ts';

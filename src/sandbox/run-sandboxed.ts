@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
@@ -6,6 +7,7 @@ import { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from './pids-
 import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
 import { resolveSandboxLimits } from './sandbox-limits.ts';
 import { bwrapMissingError } from './sandbox-unavailable.ts';
+import { type QuarantinedFile, scanSandboxOutput } from './scan-output.ts';
 import { type CaptureResult, spawnCapture } from './spawn-capture.ts';
 import { stageFiles } from './stage-files.ts';
 
@@ -28,7 +30,15 @@ export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
 };
 
 /** What a sandboxed command did. Output is decoded as UTF-8; an abort rejects instead. */
-export type RunSandboxedResult = Omit<CaptureResult, 'aborted'>;
+export type RunSandboxedResult = Omit<CaptureResult, 'aborted'> & {
+  /**
+   * Setuid/setgid files, FIFOs, sockets and device nodes the command left in the writable paths, and what was done
+   * to each (see {@link scanSandboxOutput}). Always empty for the unsandboxed opt-out, which is not scanned.
+   */
+  quarantined: QuarantinedFile[];
+  /** The scan of the writable paths stopped early (too many entries), so some files were not checked. */
+  scanIncomplete: boolean;
+};
 
 /** Dependencies for {@link runSandboxed}. */
 export type RunSandboxedDeps = {
@@ -46,7 +56,8 @@ export type RunSandboxedDeps = {
 /**
  * Runs `command` (no shell) inside `sandbox`, with capped output, resource limits and a timeout, and never leaves its
  * processes behind. It first checks, once per sandbox, that the sandbox works; if not it throws AgencyError
- * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error.
+ * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error. After a sandboxed
+ * run the writable paths are scanned, and what the host must not inherit is made safe and reported.
  *
  * @example
  * const result = await runSandboxed(createBwrapSandbox(), ['node', 'build.js'], {
@@ -92,8 +103,10 @@ export async function runSandboxed(
     }).catch((error: unknown) => {
       throw startError(sandbox, wrapped, error);
     });
+    await cgroup?.dispose(); // kills any straggler, so nothing writes while the scan runs
+    const scan = await scanWritable(sandbox, options);
     if (aborted) throw abortedError(signal);
-    return result;
+    return { ...result, quarantined: scan.quarantined, scanIncomplete: scan.incomplete };
   } finally {
     await cgroup?.dispose();
     await staged.dispose();
@@ -103,6 +116,13 @@ export async function runSandboxed(
 function wrapOptions(options: RunSandboxedOptions): WrapOptions {
   const { workdir, readOnlyPaths, readWritePaths, allowNetwork, env, limits } = options;
   return { workdir, readOnlyPaths, readWritePaths, allowNetwork, env, limits };
+}
+
+// The opt-out is not scanned: its command already runs with agency's own access, so what it leaves gains nothing.
+async function scanWritable(sandbox: Sandbox, options: RunSandboxedOptions) {
+  if (sandbox.name === 'none') return { quarantined: [], incomplete: false };
+  const paths = [options.workdir, ...(options.readWritePaths ?? [])].map((path) => realpathSync(path));
+  return scanSandboxOutput(paths);
 }
 
 function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {

@@ -2,7 +2,9 @@ import { AgencyError } from '../../core/errors.ts';
 import {
   createBwrapSandbox,
   createUnsandboxed,
+  type QuarantinedFile,
   type RunSandboxedOptions,
+  type RunSandboxedResult,
   type Sandbox,
   type SandboxLimits,
   type SandboxLogger,
@@ -56,5 +58,19 @@ export function runEnvironment(
     readWritePaths,
     allowNetwork,
     ...(limits === undefined ? {} : { limits }),
+  };
+}
+
+/**
+ * The post-run scan's findings for a tool result, only when there are any, so the model and the journal see what
+ * was stripped or removed.
+ */
+export function scanReport(result: Pick<RunSandboxedResult, 'quarantined' | 'scanIncomplete'>): {
+  quarantined?: QuarantinedFile[];
+  scan_incomplete?: boolean;
+} {
+  return {
+    ...(result.quarantined.length > 0 ? { quarantined: result.quarantined } : {}),
+    ...(result.scanIncomplete ? { scan_incomplete: true } : {}),
   };
 }

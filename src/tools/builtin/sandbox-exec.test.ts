@@ -84,6 +84,21 @@ describe.skipIf(!status.ok)(`sandbox_exec under bwrap${skipReason}`, () => {
     expect((echoed.output as SandboxExecOutput).stdout).toBe('from stdin');
   });
 
+  it('tells the model what it left that the host must not get, and applies the configured limits', async () => {
+    const script =
+      `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => "sock", Listen => 1)'; ` +
+      'head -c 3M /dev/zero > big; stat -c %s big';
+    const outcome = await run({ command: ['sh', '-c', script] }, { limits: { fileSizeBytes: 1 << 20 } });
+    expect(outcome.output).toMatchObject({
+      exit_code: 0,
+      stdout: `${1 << 20}\n`,
+      quarantined: [{ path: join(workdir, 'sock'), what: 'socket', action: 'removed' }],
+    });
+    expect(readdirSync(workdir)).toEqual(['big']);
+    const clean = await run({ command: ['true'] });
+    expect(clean.output).not.toHaveProperty('quarantined');
+  });
+
   it('takes a command line only when the harness configures a shell', async () => {
     const argvOnly = await run({ command: 'echo hi | tr a-z A-Z' });
     expect(argvOnly.error?.code).toBe('tool_invalid_input');

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
-import { runSandboxed, type Sandbox } from '../../sandbox/index.ts';
+import { type QuarantinedFile, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment } from './exec-options.ts';
+import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';
 
 /** Options for {@link createSandboxExecTool}. */
@@ -42,6 +42,13 @@ export type SandboxExecOutput = {
   /** stdout or stderr went over its limit and was cut. */
   truncated: boolean;
   duration_ms: number;
+  /**
+   * Present when the command left setuid/setgid files, FIFOs, sockets or device nodes in the writable paths: what
+   * each was and what agency did (bits stripped, entry removed).
+   */
+  quarantined?: QuarantinedFile[];
+  /** Present (true) when there were too many files to check them all for the above. */
+  scan_incomplete?: boolean;
 };
 
 /**
@@ -108,6 +115,7 @@ export function createSandboxExecTool(options: SandboxExecToolOptions): Tool<San
         timed_out: result.timedOut,
         truncated: result.stdoutTruncated || result.stderrTruncated,
         duration_ms: Math.round(result.durationMs),
+        ...scanReport(result),
       };
     },
   });

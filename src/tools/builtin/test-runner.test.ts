@@ -104,6 +104,23 @@ describe.skipIf(!status.ok)(`test_runner under bwrap${skipReason}`, () => {
   });
 });
 
+describe.skipIf(!status.ok)(`test_runner quarantine${skipReason}`, () => {
+  it('reports sockets a test left behind, after removing them', async () => {
+    writeFileSync(
+      join(workdir, 'sock.test.mjs'),
+      `import test from 'node:test';\nimport { execFileSync } from 'node:child_process';\n` +
+        `test('leaves a socket', () => { execFileSync('perl', ['-MIO::Socket::UNIX', '-e', ` +
+        `'IO::Socket::UNIX->new(Local => "sock", Listen => 1)']) });\n`,
+    );
+    const outcome = await run({});
+    expect(outcome.output).toMatchObject({
+      passed: true,
+      quarantined: [{ path: join(workdir, 'sock'), what: 'socket', action: 'removed' }],
+    });
+    expect(readdirSync(workdir)).toEqual(['sock.test.mjs']);
+  });
+});
+
 describe('test_runner configuration', () => {
   it('needs a command, and is an exec tool the model cannot re-aim', () => {
     expect(() => createTestRunnerTool({ sandbox: bwrap, workdir: tmpdir(), command: [] })).toThrow(/non-empty argv/);

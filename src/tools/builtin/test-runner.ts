@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
-import { type RunSandboxedResult, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
+import { type QuarantinedFile, type RunSandboxedResult, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment } from './exec-options.ts';
+import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';
 import { formatTestCounts, lastLines, parseTestCounts } from './test-summary.ts';
 
@@ -39,6 +39,10 @@ export type TestRunnerOutput = {
   timed_out: boolean;
   /** Output went over `outputLimitBytes` and was cut; the summary may be missing. */
   truncated: boolean;
+  /** Present when the run left setuid/setgid files, FIFOs, sockets or device nodes: what agency did to each. */
+  quarantined?: QuarantinedFile[];
+  /** Present (true) when there were too many files to check them all. */
+  scan_incomplete?: boolean;
 };
 
 const FILTER = /^(?!-)[^\x00-\x1f\x7f]{1,200}$/;
@@ -110,5 +114,6 @@ function report(result: RunSandboxedResult, { timeoutMs, tailLines }: { timeoutM
     output_tail: tail.length > MAX_TAIL_CHARS ? tail.slice(-MAX_TAIL_CHARS) : tail,
     timed_out: result.timedOut,
     truncated: result.stdoutTruncated || result.stderrTruncated,
+    ...scanReport(result),
   };
 }
