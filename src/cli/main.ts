@@ -33,6 +33,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   let code: number = EXIT.ok;
   const out: Output = {
     write: (text) => void process.stdout.write(text),
@@ -51,4 +52,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     return exit === 0 ? EXIT.ok : EXIT.usage;
   }
   return code;
+}
+
+// `agency tail R | head -1`: once the reader is gone, there is nobody to tell; end at once, without a stack trace.
+function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(EXIT.ok);
+      throw error;
+    });
+  }
 }

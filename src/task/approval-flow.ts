@@ -1,11 +1,11 @@
 import type { ApprovalOutcome, InvalidDecision } from './approvals/broker.ts';
-import type { ApprovalRequest } from './contracts/approvals.ts';
+import type { ApprovalRequest, PlanChanges } from './contracts/approvals.ts';
 import type { EventInput } from './contracts/events.ts';
 import type { Session } from './session.ts';
 
 /** A request before it has an id and timestamps. */
 export type ApprovalAsk =
-  | { type: 'plan'; planPath: string; planSig: string; rationale: string }
+  | { type: 'plan'; planPath: string; planSig: string; rationale: string; changes?: PlanChanges }
   | {
       type: 'tool';
       toolName: string;
@@ -23,14 +23,17 @@ export type ApprovalAsk =
  */
 export async function askApproval(session: Session, step: string, ask: ApprovalAsk): Promise<ApprovalOutcome> {
   const key = `${step}:${ask.type === 'plan' ? ask.planSig : ask.argsDigest}`;
-  const id = session.fold.approvals.get(key) ?? session.newId('req');
-  // Decided before a crash: the journal's record stands, whatever the decision file says now.
-  const journaled = session.fold.decisions.get(id);
-  if (journaled) return journaled;
+  const earlier = session.fold.approvals.get(key);
+  const journaled = earlier === undefined ? undefined : session.fold.decisions.get(earlier);
+  // Decided before a crash: the journal's record stands, whatever the decision file says now. An expired request
+  // is the exception: a run resumed after it asks again, with a new request.
+  if (journaled && journaled.decision !== 'expired') return journaled;
+  const fresh = earlier === undefined || journaled !== undefined;
+  const id = fresh ? session.newId('req') : earlier;
   const request = session.redact(requestOf(session, id, ask));
   // Journal the request before writing its file, so a run killed in between finds the id and reuses it: no request
   // file is ever left without its journal entry.
-  if (!session.fold.approvals.has(key)) {
+  if (fresh) {
     session.fold.approvals.set(key, id);
     session.emit(requestedEvent(step, id, ask, request.expires_at));
     await session.journal.flush();
@@ -59,6 +62,7 @@ function requestOf(session: Session, id: string, ask: ApprovalAsk): ApprovalRequ
       plan_path: ask.planPath,
       plan_sig: ask.planSig,
       rationale: ask.rationale,
+      ...(ask.changes ? { changes: ask.changes } : {}),
       created_at: createdAt,
       expires_at: expiresAt,
     };
@@ -89,7 +93,7 @@ function requestedEvent(step: string, id: string, ask: ApprovalAsk, expiresAt: s
       rationale: ask.rationale,
       expires_at: expiresAt,
       ...(ask.type === 'plan'
-        ? { plan_sig: ask.planSig, plan_path: ask.planPath }
+        ? { plan_sig: ask.planSig, plan_path: ask.planPath, ...(ask.changes ? { changes: ask.changes } : {}) }
         : { tool: ask.toolName, args_digest: ask.argsDigest }),
     },
   };

@@ -83,7 +83,7 @@ async function recordEnding(
       reason: ending.reason,
       deliverables,
       ...(ending.verified === undefined ? {} : { verified: ending.verified }),
-      output: ending.output.length > 4000 ? `${ending.output.slice(0, 3999)}…` : ending.output,
+      output: shortened(session.redact(ending.output)),
       elapsed_ms: Math.round(session.budgets.elapsedMs()),
     },
   });
@@ -105,4 +105,9 @@ async function recordEnding(
     paths,
     `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`,
   );
+}
+
+// Redacted before it is cut, so no part of a secret is left at the cut.
+function shortened(output: string): string {
+  return output.length > 4000 ? `${output.slice(0, 3999)}…` : output;
 }

@@ -95,6 +95,15 @@ function applyFrame(fold: JournalFold, frame: EventFrame, data: Record<string, u
     case 'run.started':
       fold.spec ??= data.spec ?? null;
       return;
+    case 'run.resumed':
+      // A run resumed after it stopped is open again: its earlier finish was not its last.
+      fold.finishReason = null;
+      return;
+    case 'budget.changed':
+      if (typeof fold.spec === 'object' && fold.spec !== null && typeof data.limits === 'object') {
+        fold.spec = { ...fold.spec, budgets: data.limits };
+      }
+      return;
     case 'phase.finish':
       if (frame.step) {
         fold.finishedSteps.add(frame.step);

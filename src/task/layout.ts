@@ -18,6 +18,8 @@ export type TaskPaths = {
   sources: string;
   planDir: string;
   planCurrent: string;
+  /** An invalid plan waiting for a person to fix it (see docs/plan.md). */
+  planDraft: string;
   approvalRequests: string;
   approvalDecisions: string;
   verifyDir: string;
@@ -49,6 +51,7 @@ export function taskPaths(root: string): TaskPaths {
     sources: join(progress, 'sources.jsonl'),
     planDir: join(progress, 'plan'),
     planCurrent: join(progress, 'plan', 'current.json'),
+    planDraft: join(progress, 'plan', 'draft.json'),
     approvalRequests: join(progress, 'approvals', 'requests'),
     approvalDecisions: join(progress, 'approvals', 'decisions'),
     verifyDir: join(progress, 'verify'),

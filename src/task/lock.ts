@@ -83,3 +83,10 @@ export async function lockHolder(path: string): Promise<number | undefined> {
   const holder = await readLock(path);
   return holder && isAlive(holder.pid) ? holder.pid : undefined;
 }
+
+/** Who wrote the lock file, and whether that process is still alive (on this host); undefined without a lock. */
+export async function lockOwner(path: string): Promise<{ pid: number; host: string; alive: boolean } | undefined> {
+  const holder = await readLock(path);
+  if (!holder) return undefined;
+  return { pid: holder.pid, host: holder.host, alive: holder.host === hostname() && isAlive(holder.pid) };
+}

@@ -185,15 +185,18 @@ describe('folders, locks and damaged files', () => {
     expect(second).toMatchObject({ seq: 2, type: 'run.resumed' });
   });
 
-  it('explains a corrupt state.json or spec.json', async () => {
+  it('rebuilds a corrupt state.json from the journal, and explains a corrupt spec.json', async () => {
     const root = await makeTaskFolder();
     const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
     await runner.doTask(root, { budgets: { maxSteps: 1 } });
     await writeFile(join(root, 'progress', 'state.json'), '{"version": "agent.state.v1", "phase": 7');
-    await expect(createRunner({ model: phaseModel() }).resume(root)).rejects.toMatchObject({
-      code: 'state_corrupt',
-      message: expect.stringContaining('state.json'),
-    });
+    // The state is a checkpoint of the journal: resume rebuilds it, and says so.
+    const resumer = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    const result = await resumer.run(await resumer.resume(root), { view: 'full' });
+    expect(result.warnings?.join('\n')).toMatch(/state\.json could not be read .*rebuilt it from the journal/);
+    expect(stateSchema.parse(JSON.parse(await readFile(join(root, 'progress', 'state.json'), 'utf8'))).task_id).toBe(
+      result.taskId,
+    );
     await writeFile(join(root, 'progress', 'spec.json'), JSON.stringify({ version: 'task.spec.v1', goal: '' }));
     await expect(createRunner({ model: phaseModel() }).resume(root)).rejects.toMatchObject({
       code: 'state_corrupt',

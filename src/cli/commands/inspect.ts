@@ -3,7 +3,10 @@ import { createFileBroker } from '../../task/approvals/file-broker.ts';
 import { followJournal } from '../../task/journal/follow-journal.ts';
 import { readJournal } from '../../task/journal/read-journal.ts';
 import { checkTaskFolder, scaffoldTask } from '../../task/layout.ts';
-import { lockHolder } from '../../task/lock.ts';
+import { lockHolder, lockOwner } from '../../task/lock.ts';
+import { AgencyError } from '../../core/errors.ts';
+import { FINAL_STOP_REASONS, type StateFile } from '../../task/contracts/state.ts';
+import { describeChanges } from '../../task/phases/plan-changes.ts';
 import { createFileStateStore } from '../../task/state-store.ts';
 import { createTaskFiles } from '../../task/fs/task-files.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -45,6 +48,10 @@ export async function tailCommand(
 /** `agency status <root> [--json]`: the state of a run. */
 export async function statusCommand(root: string, options: { json?: boolean }, out: Output): Promise<number> {
   const paths = await checkTaskFolder(root);
+  // The journal is read first: a corrupt line is reported here as `tail` and `resume` report it.
+  await readJournal(paths.events).catch((error: unknown) => {
+    if (!AgencyError.hasCode(error, 'path_not_found')) throw error;
+  });
   const state = await createFileStateStore(paths.progress).read();
   if (!state) {
     out.write(
@@ -53,10 +60,12 @@ export async function statusCommand(root: string, options: { json?: boolean }, o
     return EXIT.ok;
   }
   const pending = await createFileBroker(paths.progress, { mode: 'file' }).pending();
-  const running = await lockHolder(paths.lock);
+  const owner = await lockOwner(paths.lock);
+  const running = owner?.alive ? owner.pid : undefined;
+  const liveness = livenessOf(state, owner, root);
   if (options.json) {
     out.write(
-      `${JSON.stringify({ state, running_pid: running ?? null, pending_approvals: pending.map((request) => request.id) })}\n`,
+      `${JSON.stringify({ state, running_pid: running ?? null, interrupted: liveness.interrupted, resumable: liveness.resumable, pending_approvals: pending.map((request) => request.id) })}\n`,
     );
     return EXIT.ok;
   }
@@ -64,7 +73,7 @@ export async function statusCommand(root: string, options: { json?: boolean }, o
   out.write(
     [
       `Task:      ${state.task_id} (${state.loop.name} v${state.loop.version})`,
-      `Status:    ${state.status}${state.finish_reason ? ` (${state.finish_reason})` : ''}${running ? `, running as pid ${running}` : ''}`,
+      `Status:    ${liveness.line}`,
       `Phase:     ${state.phase}, last step ${state.last_step_id ?? '-'}, ${state.steps_done} step(s) done`,
       `Plan:      ${state.plan_sig ? `${state.plan_sig.slice(0, 16)}…` : '-'}${state.approved_plan_sig ? (state.approved_plan_sig === state.plan_sig ? ' (approved)' : ' (an earlier version was approved)') : ''}`,
       `Usage:     ${usage.total_tokens} tokens${usage.cost_usd === null ? '' : `, $${usage.cost_usd.toFixed(6)}`}`,
@@ -75,6 +84,7 @@ export async function statusCommand(root: string, options: { json?: boolean }, o
           .join(', ') || 'no limits'
       }`,
       ...pending.map((request) => `Pending:   ${request.id} (${request.type}) → agency approve ${root} ${request.id}`),
+      ...(liveness.hint ? [`Next:      ${liveness.hint}`] : []),
       '',
     ].join('\n'),
   );
@@ -84,6 +94,9 @@ export async function statusCommand(root: string, options: { json?: boolean }, o
 /** `agency approvals <root> [--json]`: pending approval requests. */
 export async function approvalsCommand(root: string, options: { json?: boolean }, out: Output): Promise<number> {
   const paths = await checkTaskFolder(root);
+  await readJournal(paths.events).catch((error: unknown) => {
+    if (!AgencyError.hasCode(error, 'path_not_found')) throw error;
+  });
   const pending = await createFileBroker(paths.progress, { mode: 'file' }).pending();
   if (options.json) {
     out.write(`${JSON.stringify(pending)}\n`);
@@ -93,7 +106,8 @@ export async function approvalsCommand(root: string, options: { json?: boolean }
   for (const request of pending) {
     const what =
       request.type === 'plan'
-        ? `plan ${request.plan_path} (sig ${request.plan_sig.slice(0, 12)}…)`
+        ? `plan ${request.plan_path} (sig ${request.plan_sig.slice(0, 12)}…)` +
+          (request.changes ? `\n  changes: ${describeChanges(request.changes)}` : '')
         : `${request.tool_name} ${JSON.stringify(request.tool_args)}`;
     out.write(
       `${request.id}  ${request.type}  ${what}\n  ${request.rationale}\n  expires ${request.expires_at}\n  → agency approve ${root} ${request.id}   |   agency deny ${root} ${request.id}\n`,
@@ -126,4 +140,38 @@ export async function stopCommand(root: string, out: Output): Promise<number> {
     `Wrote ${paths.stop}: ${running ? `the run (pid ${running}) stops at its next step boundary` : 'no run is active; the next run or resume stops at once'}.\n`,
   );
   return EXIT.ok;
+}
+
+type Liveness = { line: string; interrupted: boolean; resumable: boolean; hint?: string };
+
+// What state.json says, corrected by the lock: a run whose process is gone is interrupted, not running.
+function livenessOf(
+  state: StateFile,
+  owner: { pid: number; host: string; alive: boolean } | undefined,
+  root: string,
+): Liveness {
+  const open = state.status === 'running' || state.status === 'waiting_approval';
+  if (open && owner?.alive)
+    return { line: `${state.status}, running as pid ${owner.pid}`, interrupted: false, resumable: false };
+  if (open) {
+    const gone = owner
+      ? `its process (pid ${owner.pid}${owner.host ? ` on ${owner.host}` : ''}) is gone`
+      : 'no process holds it';
+    return {
+      line: `interrupted: it was ${state.status} but ${gone}`,
+      interrupted: true,
+      resumable: true,
+      hint: `agency resume ${root}`,
+    };
+  }
+  const reason = state.finish_reason;
+  const resumable = reason !== null && !FINAL_STOP_REASONS.includes(reason);
+  return {
+    line: `${state.status}${reason ? ` (${reason})` : ''}`,
+    interrupted: false,
+    resumable,
+    ...(resumable
+      ? { hint: `agency resume ${root}${reason?.startsWith('budget.') ? ' --max-… to raise the budget' : ''}` }
+      : {}),
+  };
 }

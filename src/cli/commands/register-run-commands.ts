@@ -1,6 +1,4 @@
-import { rm } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { taskPaths } from '../../task/layout.ts';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
 import { runCommand } from './run.ts';
@@ -45,15 +43,6 @@ function addRunOptions(command: Command): Command {
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line');
 }
 
-// A STOP file left behind would stop the resumed run at once.
-async function clearStopFile(root: string, out: Output): Promise<void> {
-  const removed = await rm(taskPaths(root).stop).then(
-    () => true,
-    () => false,
-  );
-  if (removed) out.write('Removed progress/STOP to resume the run.\n');
-}
-
 /** Registers `agency run` and `agency resume`. */
 export function registerRunCommands(program: Command, wrap: WrapAction, out: Output): void {
   addRunOptions(
@@ -65,12 +54,10 @@ export function registerRunCommands(program: Command, wrap: WrapAction, out: Out
   addRunOptions(
     program
       .command('resume')
-      .description('Continue a stopped or crashed run from its folder')
+      .description(
+        'Continue a run that was stopped, cancelled, out of budget, left with an expired approval, failed or ' +
+          'killed; --max-* options raise its budgets',
+      )
       .argument('<root>', 'the task folder'),
-  ).action(
-    wrap(async (root: string, options) => {
-      await clearStopFile(root, out);
-      return runCommand(root, options, 'resume', out);
-    }),
-  );
+  ).action(wrap((root: string, options) => runCommand(root, options, 'resume', out)));
 }

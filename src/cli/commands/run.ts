@@ -4,7 +4,7 @@ import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
 import { createTaskFiles } from '../../task/fs/task-files.ts';
-import { readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
+import { type Budgets, readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
 import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
 import { createRunner, type TaskHandle } from '../../task/runner.ts';
@@ -46,12 +46,17 @@ function taskSpecFor(modelSpec: string, options: RunCommandOptions, config: Task
       mode: options.approvals ?? 'file',
       ...(config.require_tools ? { requireTools: config.require_tools } : {}),
     },
-    budgets: {
-      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
-      ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-      ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
-    },
+    budgets: budgetsFor(options),
+  };
+}
+
+// On `agency resume` the same flags raise (or set) the budgets of the rest of the run; the change is journaled.
+function budgetsFor(options: RunCommandOptions): Budgets {
+  return {
+    ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
+    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
   };
 }
 
@@ -69,7 +74,7 @@ function stopOnSignals(out: Output, stop: () => void): () => void {
   const onSignal = () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    out.write('\nStopping at the next step boundary (press Ctrl-C again to quit at once)…\n');
+    out.write('\nStopping (press Ctrl-C again to quit at once; `agency resume` continues the run)…\n');
     stop();
   };
   process.on('SIGINT', onSignal);
@@ -112,7 +117,10 @@ export async function runCommand(
   const spec = taskSpecFor(modelSpec, options, config);
   let handle: TaskHandle;
   try {
-    handle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
+    handle =
+      mode === 'start'
+        ? await runner.startTask(root, spec)
+        : await runner.resume(root, { budgets: budgetsFor(options), by: process.env.USER ?? 'cli' });
   } catch (error) {
     unsubscribe();
     return exitCodeForFinishedRun(error, root, out);

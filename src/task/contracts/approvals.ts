@@ -2,6 +2,23 @@ import { z } from 'zod';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 hex digest');
 
+/** What a plan version changes against the plan approved before it (ids of steps and acceptance criteria). */
+export const planChangesSchema = z
+  .object({
+    /** Where the change came from, e.g. `edited by hand after approval`. */
+    origin: z.string(),
+    goal_changed: z.boolean(),
+    tools_added: z.array(z.string()),
+    tools_removed: z.array(z.string()),
+    steps_added: z.array(z.string()),
+    steps_removed: z.array(z.string()),
+    steps_changed: z.array(z.string()),
+    acceptance_added: z.array(z.string()),
+    acceptance_removed: z.array(z.string()),
+    acceptance_changed: z.array(z.string()),
+  })
+  .strict();
+
 /** `progress/approvals/requests/<id>.json`, written by the run. */
 export const approvalRequestSchema = z.discriminatedUnion('type', [
   z
@@ -12,6 +29,8 @@ export const approvalRequestSchema = z.discriminatedUnion('type', [
       plan_path: z.string(),
       plan_sig: sha256,
       rationale: z.string(),
+      /** For a plan that replaces an approved one: what it changes. */
+      changes: planChangesSchema.optional(),
       created_at: z.iso.datetime(),
       expires_at: z.iso.datetime(),
     })
@@ -52,6 +71,8 @@ export const approvalDecisionSchema = z
   })
   .strict();
 
+/** What a plan version changes against the approved one. */
+export type PlanChanges = z.infer<typeof planChangesSchema>;
 /** An approval request. */
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 /** An approval decision. */

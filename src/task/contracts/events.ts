@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'memory.write',
   'usage.delta',
   'budget.hit',
+  'budget.changed',
   'verify.pass',
   'verify.fail',
   'run.resumed',

@@ -27,6 +27,18 @@ export const STOP_REASONS = [
   'error',
 ] as const;
 
+/**
+ * The stop reasons that end a run for good: it did its work (`completed`), a person refused its plan
+ * (`approval.denied`), or its loop decided it is done (`verify.failed`, `no_more_tools`). A run stopped for any other
+ * reason can be resumed.
+ */
+export const FINAL_STOP_REASONS: readonly StopReason[] = [
+  'completed',
+  'approval.denied',
+  'verify.failed',
+  'no_more_tools',
+];
+
 /** One of {@link STOP_REASONS}. */
 export type StopReason = (typeof STOP_REASONS)[number];
 

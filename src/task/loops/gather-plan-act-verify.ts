@@ -64,11 +64,12 @@ async function replan(
   addTools: string[],
   reason: string,
 ): Promise<SignedPlan> {
-  if (edited) return writePlan(context, await readEditedPlan(context), 'edited by hand after approval');
+  if (edited) return writePlan(context, await readEditedPlan(context), 'edited by hand after approval', signed.plan);
   return writePlan(
     context,
     planWithTools(signed.plan, { addTools, reason }),
     `re-planned to add ${addTools.join(', ')}: ${reason}`,
+    signed.plan,
   );
 }
 

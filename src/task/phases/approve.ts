@@ -2,6 +2,7 @@ import { askApproval } from '../approval-flow.ts';
 import type { LoopContext } from '../loop.ts';
 import { runStop } from '../run-stop.ts';
 import type { SignedPlan } from './plan.ts';
+import { describeChanges } from './plan-changes.ts';
 
 /**
  * Approval: when the spec requires it, asks for the plan to be approved and waits. A denial stops the run with
@@ -16,14 +17,16 @@ export async function approvePlan(context: LoopContext, signed: SignedPlan): Pro
       type: 'plan',
       planPath: signed.path,
       planSig: signed.signature,
-      rationale: `Plan v${signed.version} for: ${signed.plan.goal}`,
+      rationale: `Plan v${signed.version} for: ${signed.plan.goal}${signed.changes ? ` — ${describeChanges(signed.changes)}` : ''}`,
+      ...(signed.changes ? { changes: signed.changes } : {}),
     });
+    // An expiry ends the step unfinished, so a resumed run asks again with a new request.
+    if (outcome.decision === 'expired')
+      throw runStop('approval.expired', `The approval request for plan v${signed.version} expired`);
     return { decision: outcome.decision, by: outcome.decidedBy };
   });
   if (decision.decision === 'denied')
     throw runStop('approval.denied', `Plan v${signed.version} was denied by ${decision.by}`);
-  if (decision.decision === 'expired')
-    throw runStop('approval.expired', `The approval request for plan v${signed.version} expired`);
   context.session.fold.approvedPlanSig = signed.signature;
   await context.session.boundary({ approved_plan_sig: signed.signature });
 }

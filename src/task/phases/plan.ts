@@ -3,10 +3,12 @@ import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { appendNote, writeTodo } from '../progress-files.ts';
+import type { PlanChanges } from '../contracts/approvals.ts';
+import { planChanges } from './plan-changes.ts';
 import { isGatherTool } from './gather.ts';
 
-/** A plan as written, with its version and signature. */
-export type SignedPlan = { plan: Plan; version: number; signature: string; path: string };
+/** A plan as written, with its version and signature, and what it changes against the plan before it. */
+export type SignedPlan = { plan: Plan; version: number; signature: string; path: string; changes?: PlanChanges };
 
 /** The instruction for Plan, listing the tools the plan may allow. */
 export function planAsk(context: LoopContext): string {
@@ -51,26 +53,53 @@ export async function planPhase(context: LoopContext): Promise<SignedPlan> {
       allow: (tool) => (isGatherTool(tool) ? true : `Plan only reads; ${tool.name} waits for Act`),
     });
     parsed = parsePlan(repaired.output, context);
-    if (!parsed.ok) {
-      throw new AgencyError(
-        'plan_invalid',
-        `The model did not produce a valid plan after one repair attempt:\n${parsed.problems.map((problem) => `- ${problem}`).join('\n')}`,
-      );
-    }
+    if (!parsed.ok) return planFromDraft(context, repaired.output, parsed.problems);
   }
   return writePlan(context, parsed.plan, 'proposed by the model');
+}
+
+/**
+ * After the model failed to write a valid plan, its last attempt waits in `plan/draft.json` for a person to fix. A
+ * resumed run finds the invalid attempts in the journal again and reads the draft instead: a valid draft is signed
+ * and goes to approval like any plan; an invalid one stops the run again, naming what is still wrong.
+ */
+async function planFromDraft(context: LoopContext, lastAttempt: string, problems: string[]): Promise<SignedPlan> {
+  const { session, paths } = context;
+  const shown = relativeToRoot(paths, paths.planDraft);
+  const draft = await session.files.readText(paths.planDraft);
+  if (draft !== undefined) {
+    const fixed = parsePlan(draft, context);
+    if (fixed.ok) return writePlan(context, fixed.plan, `${shown} fixed by hand after the model's plan was invalid`);
+    problems = fixed.problems;
+  } else {
+    const json = extractJson(lastAttempt);
+    await session.files.write(paths.planDraft, json === undefined ? lastAttempt : `${JSON.stringify(json, null, 2)}\n`);
+  }
+  throw new AgencyError(
+    'plan_invalid',
+    `${draft === undefined ? 'The model did not produce a valid plan after one repair attempt' : `${shown} is not a valid plan yet`}:\n` +
+      `${problems.map((problem) => `- ${problem}`).join('\n')}\n` +
+      `Fix ${shown} (the model's last attempt is there), then run \`agency resume\`.`,
+    { details: { path: shown, problems } },
+  );
 }
 
 /**
  * Writes a new plan version, signs it and journals `plan.proposed`. Secrets are scrubbed from the plan before it is
  * signed, so the plan that is approved, written and acted on is the scrubbed one.
  */
-export async function writePlan(context: LoopContext, proposed: Plan, origin: string): Promise<SignedPlan> {
+export async function writePlan(
+  context: LoopContext,
+  proposed: Plan,
+  origin: string,
+  previous?: Plan,
+): Promise<SignedPlan> {
   return context.step('write-plan', 'files', async (id) => {
     const { paths, session } = context;
     const plan = session.redact(proposed);
     const version = session.fold.planVersion + 1;
     const signature = signPlan(plan);
+    const changes = previous === undefined ? undefined : planChanges(previous, plan, origin);
     const text = `${JSON.stringify(plan, null, 2)}\n`;
     await session.files.write(paths.plan(version), text);
     await session.files.write(paths.planCurrent, text);
@@ -87,11 +116,18 @@ export async function writePlan(context: LoopContext, proposed: Plan, origin: st
         plan_sig: signature,
         allowed_tools: plan.allowed_tools,
         origin,
+        ...(changes ? { changes } : {}),
       },
     });
     await appendNote(session.files, paths, `plan: v${version} signed ${signature.slice(0, 12)}… (${origin})`);
     await session.boundary({ plan_sig: signature });
-    return { plan, version, signature, path: relativeToRoot(paths, paths.planCurrent) };
+    return {
+      plan,
+      version,
+      signature,
+      path: relativeToRoot(paths, paths.planCurrent),
+      ...(changes ? { changes } : {}),
+    };
   });
 }
 

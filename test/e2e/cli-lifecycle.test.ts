@@ -1,0 +1,124 @@
+// The CLI in every state of a run: stop and Ctrl-C while it waits, status after a kill, a corrupt journal, a closed
+// pipe, and resume with raised budgets.
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agency, cli, waitForRequest } from '../support/cli.ts';
+import { makeTaskFolder } from '../support/governed-fixture.ts';
+import { startOpenAICompatibleServer } from '../support/openai-compatible-server.ts';
+
+let local: Awaited<ReturnType<typeof startOpenAICompatibleServer>>;
+beforeAll(async () => {
+  local = await startOpenAICompatibleServer();
+});
+afterAll(() => local.server.close());
+
+const modelFlag = () => ['--model', `openai-compatible:${local.url}#local-model`];
+
+function startWaitingRun(root: string) {
+  const run = spawn(process.execPath, [agency, 'run', root, ...modelFlag(), '--approvals', 'file'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  run.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
+  return { run, exited, output: () => stdout };
+}
+
+describe('stopping a run that waits for an approval', () => {
+  it.each([
+    ['agency stop', 'stopped'],
+    ['Ctrl-C', 'cancelled'],
+  ] as const)(
+    '%s ends it within a second as %s, exit 3, and agency resume finishes it',
+    async (how, reason) => {
+      const root = await makeTaskFolder();
+      const { run, exited } = startWaitingRun(root);
+      await waitForRequest(root);
+      const asked = performance.now();
+      if (how === 'agency stop') expect((await cli(['stop', root])).code).toBe(0);
+      else run.kill('SIGINT');
+      expect(await exited).toBe(3);
+      expect(performance.now() - asked).toBeLessThan(how === 'agency stop' ? 2_500 : 1_000);
+      const status = await cli(['status', root]);
+      expect(status.stdout).toContain(`stopped (${reason})`);
+      expect(status.stdout).toContain(`agency resume ${root}`);
+      const resumed = await cli(['resume', root, ...modelFlag(), '--approvals', 'auto']);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toContain('Finished: completed');
+    },
+    60_000,
+  );
+});
+
+describe('agency status tells the truth', () => {
+  it('says a run whose process was killed is interrupted, and how to go on', async () => {
+    const root = await makeTaskFolder();
+    const { run, exited } = startWaitingRun(root);
+    await waitForRequest(root);
+    run.kill('SIGKILL');
+    await exited;
+    const status = await cli(['status', root]);
+    expect(status.stdout).toMatch(/Status: +interrupted: it was waiting_approval but its process \(pid \d+/);
+    expect(status.stdout).toContain(`Next:      agency resume ${root}`);
+    expect(JSON.parse((await cli(['status', root, '--json'])).stdout)).toMatchObject({
+      running_pid: null,
+      interrupted: true,
+      resumable: true,
+    });
+  }, 60_000);
+
+  it('reports a corrupt journal line in status and approvals as tail does', async () => {
+    const root = await makeTaskFolder();
+    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-steps', '2'])).code).toBe(3);
+    const events = join(root, 'progress', 'events.ndjson');
+    const lines = (await readFile(events, 'utf8')).split('\n');
+    lines.splice(2, 0, '{"not": "a frame"');
+    await writeFile(events, lines.join('\n'));
+    const tail = await cli(['tail', root]);
+    for (const command of ['status', 'approvals']) {
+      const result = await cli([command, root]);
+      expect(result.code).toBe(tail.code);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('events.ndjson');
+      expect(result.stderr).toContain('line 3');
+    }
+  }, 60_000);
+});
+
+describe('agency tail into a closed pipe', () => {
+  it('ends quietly when the reader goes away (tail | head -1)', async () => {
+    const root = await makeTaskFolder();
+    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto'])).code).toBe(0);
+    // Far more than a pipe holds, so tail is still writing when head has gone.
+    const events = join(root, 'progress', 'events.ndjson');
+    const frames = (await readFile(events, 'utf8')).trim().split('\n');
+    const last = JSON.parse(frames.at(-1) as string) as { seq: number };
+    const more = Array.from({ length: 3_000 }, (_, index) =>
+      JSON.stringify({ ...last, seq: last.seq + index + 1, type: 'warning', message: 'x'.repeat(200) }),
+    );
+    await writeFile(events, `${[...frames, ...more].join('\n')}\n`);
+    const piped = spawn('bash', ['-c', `"${process.execPath}" "${agency}" tail "${root}" | head -1`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    piped.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    piped.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await new Promise((resolve) => piped.once('exit', resolve));
+    expect(stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(stderr).toBe('');
+  }, 60_000);
+});
+
+describe('agency resume with budget options', () => {
+  it('raises the budget of a run stopped by it, and the journal says who did', async () => {
+    const root = await makeTaskFolder();
+    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-steps', '2'])).code).toBe(3);
+    const resumed = await cli(['resume', root, ...modelFlag(), '--max-steps', '40'], { USER: 'ana' });
+    expect(resumed.code).toBe(0);
+    const journal = await readFile(join(root, 'progress', 'events.ndjson'), 'utf8');
+    expect(journal).toMatch(/"type":"budget.changed".*"by":"ana"/);
+  }, 60_000);
+});
