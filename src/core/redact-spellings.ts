@@ -28,6 +28,11 @@ export function exactSpellings(secret: string): string[] {
   return unique(spellings);
 }
 
+/** The base64 spellings of `secret` alone (see {@link exactSpellings}), in each Unicode form. */
+export function base64Spellings(secret: string): string[] {
+  return unique(unicodeForms(secret).flatMap((form) => base64Cores(new TextEncoder().encode(form))));
+}
+
 /**
  * The base64 characters that depend on the secret's bytes alone, for each of the three offsets (mod 3) at which the
  * secret can start inside encoded data. The characters at either end mix in neighbouring bytes and are left out, so

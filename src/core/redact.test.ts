@@ -286,10 +286,17 @@ describe('createRedactor: a registered secret in other spellings', () => {
     }
   });
 
-  it('leaves text that only resembles it alone', () => {
-    const near = SECRET.slice(0, -1);
+  it('leaves text that shares fewer than 10 consecutive characters with it alone', () => {
+    // Every 9th character changed: the longest run the text shares with the secret is 8 characters.
+    const near = Array.from(SECRET, (char, index) => (index % 9 === 8 ? '~' : char)).join('');
     for (const text of [near, encodeURIComponent(near), eachUnit(near, (u) => `\\u${hex4(u)}`), 'a%41b&#65;c\\u0041'])
       expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('redacts it with its last character cut off, in any spelling (a fragment)', () => {
+    const cut = SECRET.slice(0, -1);
+    for (const text of [cut, encodeURIComponent(cut), eachUnit(cut, (u) => `\\u${hex4(u)}`)])
+      expect(redactor.redactText(`<${text}>`)).toBe(`<${REDACTED}>`);
   });
 
   it('stays fast on 1 MB of near misses in every spelling', () => {
@@ -306,6 +313,7 @@ describe('createRedactor: a registered secret in other spellings', () => {
       megabyte('\\'),
       megabyte('&amp;'),
       megabyte('&#x0000000000000'),
+      megabyte(`${Array.from(near, (char, index) => (index % 9 === 8 ? '~' : char)).join('')} `),
     ];
     const many = createRedactor({ extraSecrets: [SECRET, ...Array.from({ length: 20 }, (_, i) => `${near}${i}`)] });
     // The best of three runs of each input, so a machine busy with other tests does not decide; a backtracking

@@ -1,3 +1,4 @@
+import { AgencyError } from './errors.ts';
 import { createSecretMatcher } from './redact-secrets.ts';
 
 /** The text that replaces a redacted value. Pattern matches use `[REDACTED:<kind>]`. */
@@ -5,6 +6,12 @@ export const REDACTED = '[REDACTED]';
 
 /** Registered secrets shorter than this are ignored: redacting every `"abc"` would shred ordinary text. */
 export const MIN_SECRET_LENGTH = 8;
+
+/**
+ * The fewest consecutive characters of a registered secret that are redacted on their own, wherever the secret was
+ * cut: by a tool's byte limit, an output cap or the history's truncation, all of which run before redaction.
+ */
+export const MIN_FRAGMENT_LENGTH = 10;
 
 /**
  * A kind of secret recognised by its shape. A named group `keep` is left in place, so that
@@ -27,7 +34,9 @@ export type Redactor = {
    * Adds a value to redact from now on, wherever it appears whole: as given, in NFC or NFD, in any letter case, and
    * encoded, even partly or by turns, with `%XX` (either hex case, up to four layers deep, as `encodeURI` and
    * `encodeURIComponent` write it), JSON escapes (`\"`, `\uXXXX`, JSON inside JSON) or HTML references (`&#NN;`,
-   * `&#xHH;`, `&amp;`…), and in base64. Values shorter than {@link MIN_SECRET_LENGTH} are ignored.
+   * `&#xHH;`, `&amp;`…), and in base64. Any run of {@link MIN_FRAGMENT_LENGTH} or more of its consecutive
+   * characters, in any of these spellings, is redacted too, unless every 10 characters of the run hold fewer than 4
+   * different ones (`aaaaaaaaaa`). Values shorter than {@link MIN_SECRET_LENGTH} are ignored.
    */
   register(secret: string): void;
 };
@@ -38,6 +47,12 @@ export type RedactorOptions = {
   patterns?: readonly RedactionPattern[];
   /** Exact values to redact from the start, as if passed to `register`. */
   extraSecrets?: readonly string[];
+  /**
+   * The fewest consecutive characters of a registered value redacted on their own: an integer of at least
+   * {@link MIN_SECRET_LENGTH}, or `Infinity` to redact whole values only.
+   * @default MIN_FRAGMENT_LENGTH (10)
+   */
+  fragmentLength?: number;
 };
 
 // A value already replaced by an earlier pattern is not matched again.
@@ -124,12 +139,18 @@ export function isSensitiveKey(key: string): boolean {
 export function createRedactor({
   patterns = DEFAULT_REDACTION_PATTERNS,
   extraSecrets = [],
+  fragmentLength = MIN_FRAGMENT_LENGTH,
 }: RedactorOptions = {}): Redactor {
+  if (fragmentLength !== Infinity && !(Number.isInteger(fragmentLength) && fragmentLength >= MIN_SECRET_LENGTH))
+    throw new AgencyError(
+      'invalid_argument',
+      `createRedactor: fragmentLength must be an integer of at least ${MIN_SECRET_LENGTH}, or Infinity; got ${fragmentLength}`,
+    );
   const compiled = patterns.map(({ kind, regex }) => ({
     kind,
     regex: new RegExp(regex.source, regex.flags.includes('g') ? regex.flags : `${regex.flags}g`),
   }));
-  const secrets = createSecretMatcher(MIN_SECRET_LENGTH, REDACTED);
+  const secrets = createSecretMatcher({ minLength: MIN_SECRET_LENGTH, replacement: REDACTED, fragmentLength });
 
   const redactText = (text: string): string => {
     let out = secrets.redact(text);
