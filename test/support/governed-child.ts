@@ -2,9 +2,11 @@
 //   node governed-child.ts <root> start|resume [delayMs]
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EventFrame } from '../../src/task/contracts/events.ts';
 import type { TaskPaths } from '../../src/task/layout.ts';
 import { createRunner } from '../../src/task/runner.ts';
 import { fixtureTools, phaseModel } from './governed-fixture.ts';
+import { markIdempotent, withLedger } from './tool-ledger.ts';
 
 const [root, mode, delay] = process.argv.slice(2) as [string, 'start' | 'resume', string | undefined];
 const delayMs = Number(delay ?? 0);
@@ -18,8 +20,13 @@ base.doGenerate = async (options) => {
 // GOVERNED_CHILD_HANG=<tool> makes that tool hang once started (after touching <root>/tool-started), so a test can
 // kill the run while a side effect is in flight.
 const hang = process.env.GOVERNED_CHILD_HANG;
-const tools = (paths: TaskPaths) =>
-  fixtureTools(paths).map((tool) =>
+// GOVERNED_CHILD_LEDGER=<file> appends a line to <file> each time a tool runs (see tool-ledger.ts).
+const ledger = process.env.GOVERNED_CHILD_LEDGER;
+// GOVERNED_CHILD_IDEMPOTENT=<tool>[,<tool>…] marks those tools idempotent.
+const idempotent = process.env.GOVERNED_CHILD_IDEMPOTENT?.split(',') ?? [];
+const tools = (paths: TaskPaths) => {
+  const scoped = markIdempotent(fixtureTools(paths), idempotent);
+  return (ledger ? withLedger(scoped, ledger) : scoped).map((tool) =>
     tool.name !== hang
       ? tool
       : {
@@ -30,9 +37,23 @@ const tools = (paths: TaskPaths) =>
           },
         },
   );
+};
+// GOVERNED_CHILD_KILL_AFTER_RESULT=<tool> fsyncs the journal after every frame and kills this process the moment that
+// tool's first `tool.result` frame is on disk: the result is durable, and the step has not reached its next
+// checkpoint.
+const killAfter = process.env.GOVERNED_CHILD_KILL_AFTER_RESULT;
 // GOVERNED_CHILD_REQUIRE=<tool> starts the run with an approval required for every call of that tool.
 const required = process.env.GOVERNED_CHILD_REQUIRE;
-const runner = createRunner({ model: base, tools, approvals: 'auto' });
+const runner = createRunner({
+  model: base,
+  tools,
+  approvals: 'auto',
+  ...(killAfter ? { journalSync: 'always' as const } : {}),
+});
+if (killAfter)
+  runner.subscribe((frame: EventFrame) => {
+    if (frame.type === 'tool.result' && frame.data?.tool === killAfter) process.kill(process.pid, 'SIGKILL');
+  });
 const spec = required ? { approvals: { requireTools: [required] } } : {};
 const handle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
 const result = await runner.run(handle);
