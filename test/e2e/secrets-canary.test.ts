@@ -2,7 +2,8 @@
 // output, thrown errors, model output, provider errors), runs agents that record cassettes and write logs, then
 // searches every file written for any 10 characters of the random core of any canary. Acceptance: 0 hits.
 //
-// To cover a new persisted file (e.g. the task journal under progress/), write it under `dir` in `persistExtras`.
+// To cover a new persisted file, write it under `dir` in `persistExtras`. A governed task's files (journal, state,
+// plan, approvals, step records, checkpoints) are covered by secrets-canary-governed.test.ts.
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -256,7 +257,7 @@ function splitStreamModel(deltas: string[]) {
   return model;
 }
 
-// Other files agency persists; add the task journal, state and approvals here when they exist.
+// Other files agency persists outside a governed task; a task's own are scanned by secrets-canary-governed.test.ts.
 function persistExtras(dir: string, redactor: Redactor, { thrown }: { thrown: AgencyError }) {
   writeFileSync(join(dir, 'error.json'), JSON.stringify(redactError(thrown, redactor)));
 }
