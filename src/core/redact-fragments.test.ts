@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createRedactor, MIN_FRAGMENT_LENGTH, REDACTED } from './redact.ts';
+import { createFragmentIndex, FRAGMENT_MIN_DISTINCT } from './redact-fragments.ts';
 
 // Non-ASCII, a character NFD decomposes, characters every encoding spells differently, and an emoji.
 const SECRET = 'Zq81xW4v€Lr0😀p/Tq7n+ä&"kY3mHs9';
@@ -131,6 +132,57 @@ describe('createRedactor: fragments of registered secrets', () => {
     expect(wholeOnly.redactText(SECRET)).toBe(REDACTED);
     for (const fragmentLength of [0, 7, 10.5, Number.NaN])
       expect(() => createRedactor({ fragmentLength })).toThrow(/fragmentLength must be an integer of at least 8/);
+  });
+});
+
+describe('createFragmentIndex', () => {
+  // Every substring of 10 or more characters that some text holds and that has a varied window, by brute force.
+  function covered(haystack: string, texts: readonly string[]): boolean[] {
+    const marks = Array.from({ length: haystack.length }, () => false);
+    const varied = (piece: string) => windows(piece).some((window) => new Set(window).size >= FRAGMENT_MIN_DISTINCT);
+    for (let from = 0; from < haystack.length; from++)
+      for (let to = from + 10; to <= haystack.length; to++) {
+        const piece = haystack.slice(from, to);
+        if (!texts.some((text) => text.includes(piece))) break;
+        if (varied(piece)) marks.fill(true, from, to);
+      }
+    return marks;
+  }
+
+  it('extends a range the caller found, never shortens it', () => {
+    const index = createFragmentIndex(10);
+    index.add('zq81xw4vlr0p');
+    const ranges: Array<[number, number]> = [[0, 30]];
+    index.find(`zq81xw4vlr${'-'.repeat(40)}`, ranges);
+    expect(ranges).toEqual([[0, 30]]);
+    index.find(`${'-'.repeat(25)}zq81xw4vlr0p`, ranges);
+    expect(ranges).toEqual([[0, 37]]);
+  });
+
+  it('finds exactly the runs a brute-force search finds, on 300 random texts from a small alphabet', () => {
+    // A fixed sequence of pseudo-random numbers, so a failure can be replayed.
+    let seed = 42;
+    const next = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % below;
+    const word = (length: number, alphabet: string) =>
+      Array.from({ length }, () => alphabet[next(alphabet.length)]).join('');
+    for (let round = 0; round < 300; round++) {
+      const alphabet = 'abcdef'.slice(0, 3 + next(4));
+      const texts = Array.from({ length: 1 + next(4) }, () => word(10 + next(15), alphabet));
+      const index = createFragmentIndex(10);
+      for (const text of texts) index.add(text);
+      // Pieces of the texts with random characters between them, so runs touch, overlap and stop short.
+      let haystack = '';
+      while (haystack.length < 60) {
+        const text = texts[next(texts.length)]!;
+        const from = next(text.length);
+        haystack += text.slice(from, from + 4 + next(text.length)) + word(next(3), alphabet);
+      }
+      const ranges: Array<[number, number]> = [];
+      index.find(haystack, ranges);
+      const found = Array.from({ length: haystack.length }, () => false);
+      for (const [from, to] of ranges) found.fill(true, from, to);
+      expect(found, JSON.stringify({ texts, haystack, ranges })).toEqual(covered(haystack, texts));
+    }
   });
 });
 

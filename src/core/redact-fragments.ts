@@ -74,10 +74,11 @@ function scan(automaton: Automaton, length: number, haystack: string, ranges: Ar
       matched++;
     }
     const from = index + 1 - matched;
-    // The longest run ending here, when it holds a whole eligible window; runs found in order start in order.
+    // The longest run ending here, when it holds a whole eligible window; runs found in order start in order, so one
+    // that starts inside the last range (a run found before, or a whole secret the caller found) extends it.
     if (matched >= length && eligibleEnd >= from + length - 1) {
       const last = ranges.at(-1);
-      if (last && last[1] >= from && last[0] <= from) last[1] = index + 1;
+      if (last && last[0] <= from && from <= last[1]) last[1] = Math.max(last[1], index + 1);
       else ranges.push([from, index + 1]);
     }
   }
