@@ -22,6 +22,7 @@ export type SecretMatcherOptions = {
 
 /** Creates a matcher for registered secrets. */
 export function createSecretMatcher({ minLength, replacement, fragmentLength }: SecretMatcherOptions): SecretMatcher {
+  const registered = new Set<string>();
   const exact = new Set<string>();
   const decoded = new Set<string>();
   const fragments = Number.isFinite(fragmentLength) ? createFragmentIndex(fragmentLength) : undefined;
@@ -30,7 +31,9 @@ export function createSecretMatcher({ minLength, replacement, fragmentLength }: 
   let shortestDecoded = Infinity;
 
   const register = (secret: string): void => {
-    if (typeof secret !== 'string' || secret.length < minLength) return;
+    // The credential broker registers a value again at every tool call that loads it.
+    if (typeof secret !== 'string' || secret.length < minLength || registered.has(secret)) return;
+    registered.add(secret);
     const before = exact.size + decoded.size;
     for (const spelling of exactSpellings(secret)) if (spelling.length >= minLength) exact.add(spelling);
     for (const form of unicodeForms(secret)) {
