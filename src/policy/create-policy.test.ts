@@ -184,3 +184,20 @@ describe('createPolicy: audit', () => {
     expect(events).toEqual([]);
   });
 });
+
+describe('Policy.extend', () => {
+  it('adds rules after its own, keeps its audit sink, and leaves the original as it was', () => {
+    const { policy, events } = audited([requireApprovalFor(['http_post'])]);
+    const extended = policy.extend([toolDenylist('http_post', { id: 'operator-deny' })]);
+    expect(extended.rules.map((rule) => rule.id)).toEqual(['require-approval', 'operator-deny']);
+    expect(extended.evaluate(call('http_post'))).toMatchObject({ outcome: 'deny', ruleId: 'operator-deny' });
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'policy.blocked', ruleId: 'operator-deny', at: '1970-01-01T00:00:00.000Z' }),
+    ]);
+    expect(policy.evaluate(call('http_post')).outcome).toBe('require-approval');
+  });
+
+  it('refuses an added rule that reuses an id', () => {
+    expect(() => createPolicy({ rules: [toolDenylist('x')] }).extend([toolDenylist('y')])).toThrow(/used twice/);
+  });
+});

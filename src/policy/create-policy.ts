@@ -25,6 +25,16 @@ export type EvaluateOptions = {
 export type Policy = {
   readonly rules: readonly PolicyRule[];
   evaluate(request: PolicyRequest, options?: EvaluateOptions): PolicyDecision;
+  /**
+   * This policy with `rules` added after its own, keeping its audit sink, clock and redactor. The rules are shared,
+   * not copied, so a rate limit keeps one bucket. The governed runner uses it to add the spec's approval rules to
+   * the operator's policy, so that one engine decides.
+   *
+   * @throws AgencyError `invalid_argument` when an added rule reuses an id.
+   * @example
+   * const runPolicy = strictPolicy().extend([requireApprovalFor({ id: 'spec:require-tools', tools: ['fs_write'] })]);
+   */
+  extend(rules: readonly PolicyRule[]): Policy;
 };
 
 /** Options for {@link createPolicy}. */
@@ -121,5 +131,7 @@ export function createPolicy({ rules, onAudit, now = Date.now, redactor = defaul
     return { outcome: 'modify', patch: payloadOf(current), reason, ruleId: first.ruleId, modifiedBy };
   };
 
-  return { rules: frozen, evaluate };
+  const extend = (more: readonly PolicyRule[]): Policy =>
+    createPolicy({ rules: [...frozen, ...more], ...(onAudit ? { onAudit } : {}), now, redactor });
+  return { rules: frozen, evaluate, extend };
 }
