@@ -152,6 +152,7 @@ export {
   type MemoryEvent,
   type MemoryManager,
   type MemoryManagerOptions,
+  type MemoryWriteCheck,
   type PinnedBudgets,
   type PinnedOptions,
   type WriteResult,

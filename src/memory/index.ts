@@ -31,6 +31,7 @@ export {
   type MemoryEvent,
   type MemoryManager,
   type MemoryManagerOptions,
+  type MemoryWriteCheck,
   type PinnedBudgets,
   type PinnedOptions,
   type WriteResult,

@@ -287,13 +287,13 @@ describe('writes', () => {
     expect(await store.query([agent], { topK: 10 })).toHaveLength(1);
   });
 
-  it('asks allowWrite with the redacted entry and skips refused scopes', async () => {
+  it('asks checkWrite with the redacted entry and skips refused scopes', async () => {
     const asked: string[] = [];
     const { store, memory, events } = setup({
       redact: (t) => t.replaceAll('hunter2', '***'),
-      allowWrite: async (scope, entry) => {
+      checkWrite: async (scope, entry) => {
         asked.push(`${scope.kind} ${entry.text}`);
-        return scope.kind !== 'agent';
+        return scope.kind === 'agent' ? null : entry;
       },
     });
     const result = await memory.writeLearnings({ summary: 'pw hunter2', taskId: 'task_1' });
@@ -304,6 +304,28 @@ describe('writes', () => {
     expect(await memory.write(agent, { kind: 'fact', text: 'no' })).toBeNull();
     expect(await memory.write(user, { kind: 'fact', text: 'yes' })).toMatchObject({ text: 'yes' });
     expect(events.at(-1)).toEqual({ type: 'memory.write', scopes: ['user:u1'], count: 1 });
+  });
+
+  it('stores the entry a check changed, and chains a check added with withWriteCheck after its own', async () => {
+    const { store, memory, events } = setup({
+      checkWrite: (scope, entry) => (scope.kind === 'org' ? null : { ...entry, tags: ['checked'] }),
+    });
+    const guarded = memory.withWriteCheck((scope, entry) =>
+      scope.kind === 'user' ? null : { ...entry, text: entry.text.toUpperCase() },
+    );
+    expect(await guarded.write(agent, { kind: 'fact', text: 'kept' })).toMatchObject({
+      text: 'KEPT',
+      tags: ['checked'],
+    });
+    expect(await guarded.write(user, { kind: 'fact', text: 'refused by the added check' })).toBeNull();
+    expect(await guarded.write(org, { kind: 'fact', text: 'refused by its own check' })).toBeNull();
+    const learned = await guarded.writeLearnings({ summary: 'learned', taskId: 'task_2' });
+    expect(learned.written.map((entry) => entry.text)).toEqual(['LEARNED', 'LEARNED']);
+    expect(await memory.write(user, { kind: 'fact', text: 'the original is unchanged' })).toMatchObject({
+      text: 'the original is unchanged',
+    });
+    expect(await store.query([user], { topK: 5 })).toHaveLength(1);
+    expect(events.map((event) => event.scopes)).toEqual([['agent:a1'], ['agent:a1', 'task:task_2'], ['user:u1']]);
   });
 
   it('writes nothing for an empty summary', async () => {

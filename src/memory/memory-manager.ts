@@ -61,9 +61,24 @@ export type MemoryManagerOptions = {
   redact?: (text: string) => string;
   /** Receives `memory.read` and `memory.write` notifications; awaited, so a journal write can finish first. */
   onEvent?: (event: MemoryEvent) => void | Promise<void>;
-  /** Asked before every write, with the redacted entry; `false` skips that write. @default allow all */
-  allowWrite?: (scope: MemoryScope, entry: MemoryEntry) => boolean | Promise<boolean>;
+  /**
+   * Asked before every write with the redacted entry: returns the entry to store (the same one, or a changed one) or
+   * `null` to refuse the write. A governed run adds its policy here ({@link MemoryManager.withWriteCheck}).
+   * @default store every entry as it is
+   */
+  checkWrite?: MemoryWriteCheck;
 };
+
+/**
+ * Decides one memory write: the entry to store (as given or changed), or `null` to refuse it.
+ *
+ * @example
+ * const noOrgWrites: MemoryWriteCheck = (scope, entry) => (scope.kind === 'org' ? null : entry);
+ */
+export type MemoryWriteCheck = (
+  scope: MemoryScope,
+  entry: MemoryEntry,
+) => MemoryEntry | null | Promise<MemoryEntry | null>;
 
 /** What {@link MemoryManager.writeLearnings} records. */
 export type Learnings = {
@@ -73,7 +88,7 @@ export type Learnings = {
   sources?: string[];
 };
 
-/** What was written, and which scopes `allowWrite` refused. */
+/** What was written, and which scopes a write check refused. */
 export type WriteResult = { written: StoredMemoryEntry[]; denied: MemoryScope[] };
 
 /** Composes memory channels into the prompt blocks of a governed task. */
@@ -88,13 +103,21 @@ export type MemoryManager = {
   buildPinned(): Promise<MemoryBlock>;
   /** Recall for one phase, deduped against `context.exclude` (pass the pinned block). Unknown phases recall nothing. */
   buildPhase(phase: string, context?: PhaseContext): Promise<MemoryBlock>;
-  /** Writes one entry (redacted, then checked by `allowWrite`). Returns null when it was refused. */
+  /** Writes one entry (redacted, then checked by `checkWrite`). Returns null when it was refused. */
   write(scope: MemoryScope, entry: MemoryEntry): Promise<StoredMemoryEntry | null>;
   /**
    * Records what a task learned, as an `episode` in `task:<taskId>` and in the agent channel, with provenance.
    * Call it when the task completes successfully. Writing again for the same task replaces the earlier entries.
    */
   writeLearnings(learnings: Learnings): Promise<WriteResult>;
+  /**
+   * The same manager (same store, channels and options) with `check` asked after its own `checkWrite`, before every
+   * write, `writeLearnings` included. The governed runner puts every memory write of a run through its policy so.
+   *
+   * @example
+   * const guarded = memory.withWriteCheck((scope, entry) => (scope.kind === 'agent' ? null : entry));
+   */
+  withWriteCheck(check: MemoryWriteCheck): MemoryManager;
 };
 
 /**
@@ -106,7 +129,7 @@ export type MemoryManager = {
  * const recall = await memory.buildPhase('gather', { text: goal, exclude: pinned });
  */
 export function createMemoryManager(options: MemoryManagerOptions): MemoryManager {
-  const { store, redact = (text: string) => text, onEvent, allowWrite } = options;
+  const { store, redact = (text: string) => text, onEvent, checkWrite } = options;
   const scopes = scopesOf(options.channels);
   const env: MemoryEnv = {
     store,
@@ -121,8 +144,8 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
 
   const write = async (scope: MemoryScope, entry: MemoryEntry) => {
     const clean = redactEntry(entry, redact);
-    if (allowWrite !== undefined && !(await allowWrite(scope, clean))) return null;
-    return store.put(scope, clean);
+    const checked = checkWrite === undefined ? clean : await checkWrite(scope, clean);
+    return checked === null ? null : store.put(scope, checked);
   };
 
   return {
@@ -160,6 +183,17 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       }
       return result;
     },
+    withWriteCheck(check) {
+      return createMemoryManager({ ...options, checkWrite: chainChecks(checkWrite, check) });
+    },
+  };
+}
+
+function chainChecks(first: MemoryWriteCheck | undefined, second: MemoryWriteCheck): MemoryWriteCheck {
+  if (first === undefined) return second;
+  return async (scope, entry) => {
+    const checked = await first(scope, entry);
+    return checked === null ? null : second(scope, checked);
   };
 }
 
