@@ -2,6 +2,7 @@
 export { type ContentFilterOptions, type ContentStage, contentFilter, memoryWriteFilter } from './content-filter.ts';
 export { createPolicy, type EvaluateOptions, type Policy, type PolicyOptions } from './create-policy.ts';
 export { type DomainAllowlistOptions, domainAllowlist } from './domain-allowlist.ts';
+export { type CheckedMemoryEntry, type PolicyMemoryCheckOptions, policyMemoryCheck } from './memory-check.ts';
 export {
   type ApprovalAnswer,
   type ApprovalRequest as PolicyApprovalRequest,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import type { AgentResult } from '../agent/types.ts';
 import type { JsonValue, Message } from '../core/messages.ts';
+import type { Policy } from '../policy/create-policy.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentStepHost, type AgentStepOptions, runAgentStep } from './agent-step.ts';
 import type { StopReason } from './contracts/state.ts';
@@ -47,6 +48,11 @@ export type LoopContext = {
   /** The tools of the run (the model sees all of them in every phase; each phase allows some). */
   readonly tools: ToolRegistry;
   /**
+   * The run's one policy: the operator's rules and the spec's approval rules. The default loop asks it about every
+   * plan (`decidePlan`); the runner asks it about every tool call and memory write.
+   */
+  readonly policy: Policy;
+  /**
    * Runs `work` as a durable step named `name`. Steps get ids `0001-<name>`, `0002-<name>` … in the order they are
    * reached; outputs must be JSON.
    */
@@ -67,6 +73,7 @@ export type LoopHost = AgentStepHost & {
   goal: string;
   brief: string;
   tools: ToolRegistry;
+  policy: Policy;
   contextFor(phase: string): Promise<Message[]>;
   takeReplanRequest(): ReplanRequest | undefined;
   /** Pauses the run after this many more steps complete (for `stepOnce`); undefined runs to the end. */
@@ -134,6 +141,7 @@ export function createLoopContext(host: LoopHost): LoopContext {
     goal: host.goal,
     brief: host.brief,
     tools: host.tools,
+    policy: host.policy,
     step,
     agentStep: (name, options) =>
       step(name, 'agent', async (id): Promise<AgentStepOutput> => {

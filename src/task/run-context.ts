@@ -9,7 +9,9 @@ import type { MemoryManager } from '../memory/memory-manager.ts';
 import { toMessage } from '../memory/message-schema.ts';
 import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { createToolRegistry } from '../tools/tool-registry.ts';
-import { governedPolicy } from './governed-policy.ts';
+import type { Policy } from '../policy/create-policy.ts';
+import { governedPolicy, REPLAN_TOOL, runPolicyFor } from './governed-policy.ts';
+import { memoryWriteCheck } from './memory-policy.ts';
 import { createLoopContext, type ReplanRequest } from './loop.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import type { Session } from './session.ts';
@@ -29,43 +31,28 @@ export function buildLoopContext(
 ) {
   let replan: ReplanRequest | undefined;
   let gate: StepGate | undefined;
-  const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
-  const limit = session.spec.budgets.step_tool_timeout_ms;
-  // The per-tool budget caps every tool's own timeout.
-  const capped =
-    limit === null
-      ? userTools
-      : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
-  const tools = createToolRegistry([...capped, requestReplanTool((request) => (replan = request))]);
-  const model = options.model ?? session.spec.model;
-  if (model === undefined || model === null) {
-    throw new AgencyError(
-      'invalid_config',
-      'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
-    );
-  }
+  const tools = runTools(session, options, (request) => (replan = request));
+  const model = modelOf(session, options);
   const memory = entry.memory;
   const history = historyFor(session);
   const maxTokens = options.maxTokens ?? 2048;
   const gateProcessors = createToolGate(session, tools, () => gate);
-  const policyProcessors = options.policy ? [governedPolicy(session, options.policy, tools, () => gate)] : [];
+  const policy = policyOf(session, options);
   const agent = new LLMAgent({
     name: 'governed-task',
     model,
     prompt: options.persona ?? DEFAULT_PERSONA,
     tools: tools.list(),
-    processors: [gateProcessors.checks, ...policyProcessors, ...(options.processors ?? []), gateProcessors.journal],
+    processors: [
+      gateProcessors.checks,
+      governedPolicy(session, policy, tools, () => gate),
+      ...(options.processors ?? []),
+      gateProcessors.journal,
+    ],
     maxTokens,
     maxIterations: 12,
     ...(options.catalog ? { catalog: options.catalog } : {}),
-    ...(memory
-      ? {
-          memory: async () => {
-            const pinned = await memory.buildPinned();
-            return pinned.text ? [{ role: 'system' as const, content: `# Pinned memory\n\n${pinned.text}` }] : [];
-          },
-        }
-      : {}),
+    ...(memory ? { memory: () => pinnedMemory(memory) } : {}),
   });
   const modelId =
     typeof model === 'string' ? model.slice(model.indexOf(':') + 1) : 'modelId' in model ? model.modelId : '';
@@ -81,6 +68,7 @@ export function buildLoopContext(
     goal: session.spec.goal,
     brief: entry.brief,
     tools,
+    policy,
     contextFor: (phase) =>
       buildPhaseContext(
         { paths: session.paths, files: session.files, brief: entry.brief, history, ...(memory ? { memory } : {}) },
@@ -96,20 +84,59 @@ export function buildLoopContext(
   });
 }
 
+function modelOf(session: Session, options: RunnerOptions) {
+  const model = options.model ?? session.spec.model;
+  if (model === undefined || model === null) {
+    throw new AgencyError(
+      'invalid_config',
+      'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
+    );
+  }
+  return model;
+}
+
+// The run's tools, each capped by the per-tool budget, plus the runner's own `request_replan`.
+function runTools(session: Session, options: RunnerOptions, onReplan: (request: ReplanRequest) => void) {
+  const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
+  const limit = session.spec.budgets.step_tool_timeout_ms;
+  const capped =
+    limit === null
+      ? userTools
+      : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
+  return createToolRegistry([...capped, requestReplanTool(onReplan)]);
+}
+
+async function pinnedMemory(memory: MemoryManager): Promise<Message[]> {
+  const pinned = await memory.buildPinned();
+  return pinned.text ? [{ role: 'system', content: `# Pinned memory\n\n${pinned.text}` }] : [];
+}
+
+/**
+ * The run's memory, every write of which goes through the run's policy (`{ kind: 'memory-write' }`), whether the
+ * manager came ready-made or from a factory.
+ */
 export function memoryFor(session: Session, options: RunnerOptions, redactor: Redactor): MemoryManager | undefined {
   if (!options.memory) return undefined;
-  if (typeof options.memory !== 'function') return options.memory;
-  return options.memory({
-    taskId: session.spec.task_id,
-    userId: session.spec.user_id,
-    redact: (text) => redactor.redactText(text),
-    onEvent: (event) =>
-      session.emit({
-        type: event.type,
-        message: `${event.count} ${event.count === 1 ? 'entry' : 'entries'} ${event.type === 'memory.read' ? 'from' : 'to'} ${event.scopes.join(', ') || 'no scope'}`,
-        data: { scopes: event.scopes, count: event.count, ...(event.phase ? { phase: event.phase } : {}) },
-      }),
-  });
+  const check = memoryWriteCheck(session, policyOf(session, options, redactor));
+  if (typeof options.memory !== 'function') return options.memory.withWriteCheck(check);
+  return options
+    .memory({
+      taskId: session.spec.task_id,
+      userId: session.spec.user_id,
+      redact: (text) => redactor.redactText(text),
+      onEvent: (event) =>
+        session.emit({
+          type: event.type,
+          message: `${event.count} ${event.count === 1 ? 'entry' : 'entries'} ${event.type === 'memory.read' ? 'from' : 'to'} ${event.scopes.join(', ') || 'no scope'}`,
+          data: { scopes: event.scopes, count: event.count, ...(event.phase ? { phase: event.phase } : {}) },
+        }),
+    })
+    .withWriteCheck(check);
+}
+
+// The operator's policy with the spec's approval rules: one engine for the run's plans, tool calls and memory.
+function policyOf(session: Session, options: RunnerOptions, redactor = options.redactor): Policy {
+  return runPolicyFor(session.spec, options.policy, { ...(redactor ? { redactor } : {}), now: session.now });
 }
 
 /** The seeded history of a run: the TaskSpec's messages, then `task/history.jsonl|md`, under the spec's policy. */
@@ -135,7 +162,7 @@ function specMessages(session: Session): Message[] {
 /** The tool the model calls during Act to ask for tools the approved plan does not allow. */
 function requestReplanTool(onRequest: (request: ReplanRequest) => void): Tool {
   return defineTool({
-    name: 'request_replan',
+    name: REPLAN_TOOL,
     description:
       'Ask to add tools to the approved plan when the work needs a tool it does not allow. Acting stops; a new plan ' +
       'version is written and, if policy requires, approved before work continues.',

@@ -21,11 +21,18 @@ export type RunnerOptions = {
   /**
    * Memory for pinned blocks, phase recall and learnings. Pass a factory to have its `memory.read`/`memory.write`
    * notifications journaled and its entries redacted: it receives `onEvent` and `redact` to give the manager.
+   * Either way, every write goes through the run's policy (`{ kind: 'memory-write' }`).
    */
   memory?: MemoryManager | ((context: MemoryContext) => MemoryManager);
   /**
-   * A policy (e.g. `strictPolicy()`): its denials block calls, its approvals go through the run's approval broker
-   * (request files), and its audit events are journaled as `policy.blocked` and `policy.modified`.
+   * The operator's policy (e.g. `strictPolicy()`). Each run holds one policy: this one with the spec's approval
+   * settings added as rules (`require_plan` → `requirePlanApproval()`, `require_tools` → `requireApprovalFor()`),
+   * asked about every plan, tool call, tool output, model input and memory write. Deny beats approval and approval
+   * beats allow; its approvals go through the run's broker (request files), and its denials and changes are
+   * journaled as `policy.blocked` and `policy.modified`.
+   * @default no rules of its own: only the spec's approval rules apply
+   * @example
+   * createRunner({ model, tools, policy: strictPolicy({ domains: ['api.github.com'] }) })
    */
   policy?: Policy;
   /** Extra processors; they run after the tool gate and the policy, before a call is journaled. */

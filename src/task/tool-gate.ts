@@ -26,9 +26,10 @@ export type StepGate = {
  * The processor every governed agent step runs through. Before a tool call it: reuses a result journaled before a
  * crash; asks approval to re-run a non-idempotent call whose result was lost; blocks tools the step does not allow
  * (journaled as `tool.blocked`); blocks writes whose path argument names a control file (approvals, plan, journal,
- * state: an early refusal by the text, while the path guard enforces it on the real path); refuses every call once
- * the plan was edited after approval; asks approval for tools the spec lists in `require_tools`; and journals
- * `tool.call`, durably before any side effect. After it, it journals `tool.result`.
+ * state: an early refusal by the text, while the path guard enforces it on the real path); and refuses every call
+ * once the plan was edited after approval. The run's policy (`governedPolicy`) decides next, approvals included (the
+ * spec's `require_tools` is one of its rules). Last, it journals `tool.call`, durably before any side effect. After
+ * the call, it journals `tool.result`.
  */
 export function createToolGate(
   session: Session,
@@ -51,7 +52,7 @@ export function createToolGate(
       if (recovered && 'result' in recovered) recoveredIds.add(call.toolCallId);
       if (recovered) return recovered;
       if (!tool) return undefined; // runToolCall answers unknown tools itself.
-      const refusal = await refuse(session, gate, call, tool);
+      const refusal = await refuse(gate, call, tool);
       return refusal ? block(session, gate, call, refusal) : undefined;
     },
   };
@@ -90,9 +91,9 @@ export function createToolGate(
   return { checks, journal };
 }
 
-// Why a call may not run, or undefined: the step does not allow the tool, it writes a control file, the approved
-// plan was edited, or the spec requires an approval that was not given.
-async function refuse(session: Session, gate: StepGate, call: ToolCallPart, tool: Tool): Promise<string | undefined> {
+// Why a call may not run, or undefined: the step does not allow the tool, it writes a control file, or the approved
+// plan was edited. Approvals (the spec's `require_tools` among them) are the policy's, which runs next.
+async function refuse(gate: StepGate, call: ToolCallPart, tool: Tool): Promise<string | undefined> {
   const allowed = gate.allow(tool);
   if (allowed !== true) return allowed;
   if (tool.effects === 'write' || tool.effects === 'exec') {
@@ -102,20 +103,7 @@ async function refuse(session: Session, gate: StepGate, call: ToolCallPart, tool
     if (control)
       return `${control} belongs to the runner: tools may not write the run's approvals, plan, journal, state or step records`;
   }
-  const planProblem = await gate.checkPlan?.();
-  if (planProblem) return planProblem;
-  if (!session.spec.approvals.require_tools.includes(tool.name)) return undefined;
-  const outcome = await askApproval(session, gate.step, {
-    type: 'tool',
-    toolName: tool.name,
-    toolArgs: call.input,
-    argsDigest: canonicalDigest(call.input ?? null),
-    toolCallId: call.toolCallId,
-    planSig: gate.planSig,
-    rationale: `The spec requires approval for every ${tool.name} call`,
-  });
-  if (outcome.decision === 'approved') return undefined;
-  return `${outcome.decision} by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+  return gate.checkPlan?.();
 }
 
 async function journalCall(

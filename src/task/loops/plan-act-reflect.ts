@@ -1,6 +1,6 @@
 import { canonicalDigest } from '../../core/canonical-json.ts';
 import type { JsonValue } from '../../core/messages.ts';
-import { askApproval } from '../approval-flow.ts';
+import { governedPolicy } from '../governed-policy.ts';
 import type { Loop, LoopContext, LoopOutcome } from '../loop.ts';
 import { extractJson } from '../phases/plan.ts';
 
@@ -46,7 +46,11 @@ export const modelPlanner: Planner = {
   },
 };
 
-/** Runs the proposed tool through the tool set, journaled like any governed call and approval-gated per the spec. */
+/**
+ * Runs the proposed tool through the tool set, journaled like any governed call and held to the run's policy like
+ * the default loop's calls: a denial refuses it, a required approval (the spec's `require_tools` among them) is
+ * asked through the run's broker, and changes to its arguments or output apply.
+ */
 export const toolExecutor: Executor = {
   async execute(step, context) {
     const { session } = context;
@@ -54,36 +58,28 @@ export const toolExecutor: Executor = {
     const tool = context.tools.get(name);
     if (!tool) return { ok: false, output: null, error: `unknown tool ${name}` };
     const argsDigest = canonicalDigest(step.input ?? null);
-    if (session.spec.approvals.require_tools.includes(name)) {
-      const outcome = await askApproval(session, `execute-${argsDigest.slice(0, 8)}`, {
-        type: 'tool',
-        toolName: name,
-        toolArgs: step.input,
-        argsDigest,
-        toolCallId: argsDigest,
-        planSig: null,
-        rationale: step.reason ?? 'proposed by the planner',
-      });
-      if (outcome.decision !== 'approved')
-        return { ok: false, output: null, error: `${outcome.decision} by ${outcome.decidedBy}` };
-    }
+    const site = { step: `execute-${argsDigest.slice(0, 8)}`, planSig: null };
+    const policy = governedPolicy(session, context.policy, context.tools, () => site);
+    const call = { type: 'tool-call' as const, toolCallId: argsDigest, toolName: name, input: step.input ?? {} };
+    const checked = await policy.preTool({ call });
+    if (checked && 'block' in checked) return { ok: false, output: null, error: checked.block };
+    const input = checked && 'call' in checked ? checked.call.input : call.input;
     session.emit({
       type: 'tool.call',
       message: name,
       data: {
         tool_call_id: argsDigest,
         tool: name,
-        args: step.input ?? null,
+        args: (input ?? null) as JsonValue,
         args_digest: argsDigest,
         effects: tool.effects,
         idempotent: tool.idempotent,
       },
     });
     if (tool.effects !== 'read') await session.journal.flush();
-    const outcome = await context.tools.run(
-      { toolCallId: argsDigest, toolName: name, input: step.input ?? {} },
-      { signal: session.signal },
-    );
+    const ran = await context.tools.run({ ...call, input }, { signal: session.signal });
+    const filtered = await policy.postTool({ call, outcome: ran });
+    const outcome = filtered && 'outcome' in filtered ? filtered.outcome : ran;
     session.emit({
       type: 'tool.result',
       message: `${name} ${outcome.ok ? 'ok' : 'failed'}`,

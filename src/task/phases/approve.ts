@@ -1,23 +1,28 @@
 import { askApproval } from '../approval-flow.ts';
 import type { LoopContext } from '../loop.ts';
+import { planApprovalOf } from '../plan-policy.ts';
 import { runStop } from '../run-stop.ts';
 import type { SignedPlan } from './plan.ts';
 import { describeChanges } from './plan-changes.ts';
 
 /**
- * Approval: when the spec requires it, asks for the plan to be approved and waits. A denial stops the run with
- * `approval.denied`, expiry with `approval.expired`. Without the requirement the plan is approved as written.
- * The approved signature is what Act's gate checks the plan against.
+ * Approval: when the run's policy requires it (a rule such as the spec's `require_plan` or the operator's
+ * `requirePlanApproval()`), asks for the plan to be approved and waits. A denial stops the run with
+ * `approval.denied`, expiry with `approval.expired`. When no rule requires it, the plan is approved as written, by
+ * `policy`. The approved signature is what Act's gate checks the plan against.
  */
 export async function approvePlan(context: LoopContext, signed: SignedPlan): Promise<void> {
   const decision = await context.step(`approve-plan-v${signed.version}`, 'approval', async (id) => {
     const { session } = context;
-    if (!session.spec.approvals.require_plan) return { decision: 'approved', by: 'policy' };
+    const required = signed.approval === undefined ? planApprovalOf(context.policy, signed.plan) : signed.approval;
+    if (!required) return { decision: 'approved', by: 'policy' };
     const outcome = await askApproval(session, id, {
       type: 'plan',
       planPath: signed.path,
       planSig: signed.signature,
-      rationale: `Plan v${signed.version} for: ${signed.plan.goal}${signed.changes ? ` — ${describeChanges(signed.changes)}` : ''}`,
+      rationale:
+        `Plan v${signed.version} for: ${signed.plan.goal}` +
+        `${signed.changes ? ` — ${describeChanges(signed.changes)}` : ''}. ${required.ruleId}: ${required.reason}`,
       ...(signed.changes ? { changes: signed.changes } : {}),
     });
     // An expiry ends the step unfinished, so a resumed run asks again with a new request.

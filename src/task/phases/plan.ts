@@ -2,13 +2,25 @@ import { AgencyError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
+import { decidePlan, type PlanApproval } from '../plan-policy.ts';
 import { appendNote, writeTodo } from '../progress-files.ts';
 import type { PlanChanges } from '../contracts/approvals.ts';
 import { planChanges } from './plan-changes.ts';
 import { isGatherTool } from './gather.ts';
 
-/** A plan as written, with its version and signature, and what it changes against the plan before it. */
-export type SignedPlan = { plan: Plan; version: number; signature: string; path: string; changes?: PlanChanges };
+/**
+ * A plan as written, with its version and signature, what it changes against the plan before it, and the policy
+ * rule that requires its approval (null when none does; absent in runs journaled before plans went through the
+ * policy, whose approval is decided again).
+ */
+export type SignedPlan = {
+  plan: Plan;
+  version: number;
+  signature: string;
+  path: string;
+  changes?: PlanChanges;
+  approval?: PlanApproval | null;
+};
 
 /** The instruction for Plan, listing the tools the plan may allow. */
 export function planAsk(context: LoopContext): string {
@@ -85,8 +97,10 @@ async function planFromDraft(context: LoopContext, lastAttempt: string, problems
 }
 
 /**
- * Writes a new plan version, signs it and journals `plan.proposed`. Secrets are scrubbed from the plan before it is
- * signed, so the plan that is approved, written and acted on is the scrubbed one.
+ * Writes a new plan version, signs it and journals `plan.proposed`. The run's policy decides on the plan first
+ * (`decidePlan`): a denial stops the run, changes are applied, and a rule requiring approval is recorded. Secrets are
+ * scrubbed from the plan before the policy sees it and again before it is signed, so the plan that is approved,
+ * written and acted on is the scrubbed one.
  */
 export async function writePlan(
   context: LoopContext,
@@ -96,7 +110,8 @@ export async function writePlan(
 ): Promise<SignedPlan> {
   return context.step('write-plan', 'files', async (id) => {
     const { paths, session } = context;
-    const plan = session.redact(proposed);
+    const verdict = decidePlan(session, context.policy, session.redact(proposed), id);
+    const plan = session.redact(verdict.plan);
     const version = session.fold.planVersion + 1;
     const signature = signPlan(plan);
     const changes = previous === undefined ? undefined : planChanges(previous, plan, origin);
@@ -127,6 +142,7 @@ export async function writePlan(
       signature,
       path: relativeToRoot(paths, paths.planCurrent),
       ...(changes ? { changes } : {}),
+      approval: verdict.approval,
     };
   });
 }
