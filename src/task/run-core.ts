@@ -72,6 +72,7 @@ export async function startRun(
     await files.write(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
     const { handle, entry } = await openRun(core, { paths, files, spec: specFile, frames: [], brief }, signal, lock);
     entry.session.emit(startedEvent(specFile));
+    for (const warning of core.options.warnings ?? []) entry.session.warn(warning);
     await entry.session.boundary({ phase: 'init', status: 'running' });
     return handle;
   } catch (error) {

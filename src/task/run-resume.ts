@@ -77,6 +77,7 @@ export async function resumeRun(core: RunnerCore, root: string, options: ResumeO
       await session.journal.flush();
       await files.write(paths.spec, `${JSON.stringify(spec, null, 2)}\n`);
     }
+    for (const warning of core.options.warnings ?? []) session.warn(warning);
     if (lock.takenOver) session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
     if (resumed.restored) session.warn(`${relative(paths.root, paths.spec)} was missing; rewrote it from the journal`);
     if (stateProblem) session.warn(`${relative(paths.root, paths.state)} ${stateProblem}; rebuilt it from the journal`);

@@ -35,6 +35,14 @@ export type RunnerOptions = {
    * createRunner({ model, tools, policy: strictPolicy({ domains: ['api.github.com'] }) })
    */
   policy?: Policy;
+  /**
+   * Journaled as `warning` events each time a run starts or resumes: the operator's opt-outs that anyone reading the
+   * paper trail should see, such as a permissive policy or no sandbox. The CLI passes them.
+   * @default []
+   * @example
+   * createRunner({ model, tools, policy: permissivePolicy(), warnings: ['The operator chose a permissive policy'] })
+   */
+  warnings?: readonly string[];
   /** Extra processors; they run after the tool gate and the policy, before a call is journaled. */
   processors?: readonly Processor[];
   /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */

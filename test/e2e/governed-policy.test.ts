@@ -260,3 +260,22 @@ describe('memory writes go through the policy', () => {
     );
   });
 });
+
+describe("the operator's opt-outs", () => {
+  it('journals each warning right after the run starts, and returns it in the result', async () => {
+    const root = await makeTaskFolder();
+    const warning = 'The operator chose a permissive policy';
+    const result = await createRunner({
+      model: phaseModel(),
+      tools: (paths) => fixtureTools(paths),
+      approvals: 'auto',
+      warnings: [warning],
+    }).doTask(root, {}, { view: 'full' });
+    const journal = await frames(root);
+    expect(journal.slice(0, 2).map((frame) => [frame.type, frame.message])).toEqual([
+      ['run.started', expect.any(String)],
+      ['warning', warning],
+    ]);
+    expect(result.warnings).toContain(warning);
+  });
+});
