@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { codeAuthor } from '../examples/code/scripted-author.ts';
 import { researchAuthor } from '../examples/research/scripted-author.ts';
-import { startSite } from '../examples/research/serve-site.ts';
+import { SITE_PORT, startSite } from '../examples/research/serve-site.ts';
 import { runCommand } from '../src/cli/commands/run.ts';
 import { recordModel } from '../src/model/cassette/record-model.ts';
 import { resolveModel } from '../src/model/resolve-model.ts';
@@ -67,6 +67,9 @@ for (const name of examples) {
         approvals: values.approvals === 'file' ? 'file' : 'auto',
         modelObject: meter.model,
         model: values.model ?? 'replay',
+        // The demo is the operator: it lets the research task reach the local site it serves, and no other host
+        // without approval. The task's own agency.json may only narrow this.
+        ...(site ? { allowHost: [`127.0.0.1:${SITE_PORT}`] } : {}),
       },
       'start',
       out,

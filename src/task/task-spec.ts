@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../core/error-codes.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import { HISTORY_POLICIES, SPEC_VERSION, type SpecFile, specSchema } from './contracts/spec.ts';
@@ -108,7 +109,13 @@ export async function readSpecFile(files: TaskFiles, path: string): Promise<Spec
   return parseContractFile(path, raw, specSchema);
 }
 
-/** Parses a JSON contract file, with an error naming the file and every bad field. */
+/**
+ * Parses a JSON contract or config file, with an error naming the file and every bad field.
+ *
+ * @throws AgencyError `code` (@default `state_corrupt`) naming the file and each bad field.
+ * @example
+ * parseContractFile('task/agency.json', raw, taskConfigSchema, 'invalid_config')
+ */
 export function parseContractFile<T>(
   path: string,
   raw: string,
@@ -119,12 +126,13 @@ export function parseContractFile<T>(
       | { success: true; data: T }
       | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
   },
+  code: ErrorCode = 'state_corrupt',
 ): T {
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (cause) {
-    throw new AgencyError('state_corrupt', `${path} is not valid JSON (${(cause as Error).message})`, {
+    throw new AgencyError(code, `${path} is not valid JSON (${(cause as Error).message})`, {
       cause,
       details: { file: path },
     });
@@ -134,7 +142,7 @@ export function parseContractFile<T>(
     const issues = parsed.error.issues.map(
       (issue) => `"${issue.path.map(String).join('.') || '(file)'}" ${issue.message}`,
     );
-    throw new AgencyError('state_corrupt', `${path}: ${issues.join('; ')}`, { details: { file: path } });
+    throw new AgencyError(code, `${path}: ${issues.join('; ')}`, { details: { file: path } });
   }
   return parsed.data;
 }

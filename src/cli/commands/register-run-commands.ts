@@ -15,6 +15,7 @@ function positiveNumber(value: string): number {
   return number;
 }
 
+// The choices are spelled out rather than imported, so that registering the commands loads no config code.
 function addRunOptions(command: Command): Command {
   return command
     .option(
@@ -40,7 +41,24 @@ function addRunOptions(command: Command): Command {
       '--record <cassette>',
       'record every model call to a cassette, to replay later with --model replay:<cassette>',
     )
-    .option('--json', 'print journal frames as NDJSON, then the result as one JSON line');
+    .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
+    .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
+    .addOption(
+      new Option('--policy <name>', 'default, strict, or permissive (no operator rules; warned and journaled)').choices(
+        ['default', 'strict', 'permissive'],
+      ),
+    )
+    .addOption(
+      new Option('--sandbox <mode>', 'bwrap, or none to run commands unsandboxed (warned and journaled)').choices([
+        'bwrap',
+        'none',
+      ]),
+    )
+    .option(
+      '--allow-host <host>',
+      'a host, *.domain, CIDR or host:port the network tools may reach without approval (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    );
 }
 
 /** Registers `agency run` and `agency resume`. */

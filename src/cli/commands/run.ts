@@ -10,7 +10,9 @@ import type { ResultView } from '../../task/result.ts';
 import { createRunner, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
-import { cliTaskTools, readTaskConfig, type TaskConfig } from '../task-config.ts';
+import { type OperatorFlags, readOperatorSettings } from '../operator-config.ts';
+import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
+import { cliTaskTools, narrowToOperator, readTaskConfig, type RunSettings, taskConfigPath } from '../task-config.ts';
 
 /** Options of `agency run` and `agency resume`. */
 export type RunCommandOptions = {
@@ -25,7 +27,7 @@ export type RunCommandOptions = {
   record?: string;
   /** A model object to use instead of `model` (for programs that embed the CLI, such as the demo). */
   modelObject?: LanguageModelV4;
-};
+} & OperatorFlags;
 
 // On resume, the run keeps the model it was started with unless --model overrides it.
 async function modelSpecFor(paths: TaskPaths, options: RunCommandOptions, mode: 'start' | 'resume'): Promise<string> {
@@ -39,12 +41,18 @@ async function modelSpecFor(paths: TaskPaths, options: RunCommandOptions, mode: 
   return modelSpec;
 }
 
-function taskSpecFor(modelSpec: string, options: RunCommandOptions, config: TaskConfig): TaskSpec {
+// What the run may do: the operator's config and flags, narrowed (never widened) by task/agency.json.
+async function runSettingsFor(paths: TaskPaths, options: RunCommandOptions): Promise<RunSettings> {
+  const operator = await readOperatorSettings(options);
+  return narrowToOperator(operator, await readTaskConfig(paths), taskConfigPath(paths));
+}
+
+function taskSpecFor(modelSpec: string, options: RunCommandOptions, settings: RunSettings): TaskSpec {
   return {
     model: modelSpec,
     approvals: {
       mode: options.approvals ?? 'file',
-      ...(config.require_tools ? { requireTools: config.require_tools } : {}),
+      ...(settings.requireTools.length > 0 ? { requireTools: settings.requireTools } : {}),
     },
     budgets: budgetsFor(options),
   };
@@ -93,13 +101,15 @@ export async function runCommand(
   out: Output,
 ): Promise<number> {
   const paths = await checkTaskFolder(root);
-  const config = await readTaskConfig(paths);
+  const settings = await runSettingsFor(paths, options);
   const modelSpec = await modelSpecFor(paths, options, mode);
   let model = options.modelObject ?? resolveModel(modelSpec);
   if (options.record) model = recordModel(model, options.record);
   const runner = createRunner({
     model,
-    tools: (taskPaths) => cliTaskTools(taskPaths, config),
+    tools: (taskPaths) => cliTaskTools(taskPaths, settings),
+    policy: operatorPolicy(settings),
+    warnings: operatorWarnings(settings),
     ...(options.approvals ? { approvals: options.approvals } : {}),
   });
   const view = createProgressView(
@@ -114,7 +124,7 @@ export async function runCommand(
   const unsubscribe = runner.subscribe((frame) =>
     options.json ? out.write(`${JSON.stringify(frame)}\n`) : view.onFrame(frame),
   );
-  const spec = taskSpecFor(modelSpec, options, config);
+  const spec = taskSpecFor(modelSpec, options, settings);
   let handle: TaskHandle;
   try {
     handle =

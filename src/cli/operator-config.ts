@@ -1,0 +1,112 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { AgencyError } from '../core/errors.ts';
+import { parseContractFile } from '../task/task-spec.ts';
+import type { Allowlist } from '../tools/guards/network-allowlist.ts';
+import { parseAllowEntry } from './operator-network.ts';
+
+/** The policies an operator can run `agency run` under; docs/cli.md describes each. */
+export const OPERATOR_POLICIES = ['default', 'strict', 'permissive'] as const;
+
+/** One of {@link OPERATOR_POLICIES}. */
+export type OperatorPolicyName = (typeof OPERATOR_POLICIES)[number];
+
+/**
+ * The operator's config file (`--config`, `AGENCY_CONFIG`, or `~/.config/agency/config.json`): isolation, network
+ * reach and policy. A task's `task/agency.json` may only narrow these.
+ */
+export const operatorConfigSchema = z
+  .object({
+    /** @default 'default' */
+    policy: z.enum(OPERATOR_POLICIES).optional(),
+    /** `none` runs commands unsandboxed, journaled as a warning. @default 'bwrap' */
+    sandbox: z.enum(['bwrap', 'none']).optional(),
+    /** Hosts, `*.domain` suffixes, CIDRs or `host:port` the network tools may reach without approval. */
+    network: z
+      .object({ allow: z.array(z.string().min(1)) })
+      .strict()
+      .optional(),
+    /** Leaves the network tools out. @default false */
+    offline: z.boolean().optional(),
+    /** Tools whose every call needs approval, in every run. @default [] */
+    require_tools: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
+/** What the operator allows a CLI run, from the config file and the flags. */
+export type OperatorSettings = {
+  policy: OperatorPolicyName;
+  sandbox: 'bwrap' | 'none';
+  /** The operator's network allowlist, as written. */
+  allow: string[];
+  allowlist: Allowlist;
+  offline: boolean;
+  requireTools: string[];
+  /** Where the operator sets these (the config file read, or where one would be read), for error messages. */
+  where: string;
+};
+
+/** The flags of `agency run` and `agency resume` that override the config file. */
+export type OperatorFlags = {
+  config?: string;
+  policy?: OperatorPolicyName;
+  sandbox?: 'bwrap' | 'none';
+  allowHost?: string[];
+};
+
+/** The config file read when neither `--config` nor `AGENCY_CONFIG` names one. */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'agency', 'config.json');
+}
+
+/**
+ * The operator's settings: the config file named by `--config`, else `AGENCY_CONFIG`, else
+ * `~/.config/agency/config.json` if it exists, with the flags on top (`--allow-host` adds to `network.allow`).
+ *
+ * @throws AgencyError `invalid_config` naming the file (or flag) and each bad field, or a named file that is missing.
+ * @example
+ * const operator = await readOperatorSettings({ policy: 'strict', allowHost: ['docs.example.com'] });
+ */
+export async function readOperatorSettings(
+  flags: OperatorFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OperatorSettings> {
+  const named = flags.config ?? (env.AGENCY_CONFIG || undefined);
+  const file = named ?? defaultConfigPath(env);
+  const config = await readConfigFile(file, named !== undefined);
+  const allow = [...(config.network?.allow ?? []), ...(flags.allowHost ?? [])];
+  return {
+    policy: flags.policy ?? config.policy ?? 'default',
+    sandbox: flags.sandbox ?? config.sandbox ?? 'bwrap',
+    allow,
+    allowlist: allowlistOf(allow, config.network?.allow.length ?? 0, file),
+    offline: config.offline ?? false,
+    requireTools: config.require_tools ?? [],
+    where: file,
+  };
+}
+
+async function readConfigFile(file: string, required: boolean): Promise<z.infer<typeof operatorConfigSchema>> {
+  const raw = await readFile(file, 'utf8').catch((cause: NodeJS.ErrnoException) => {
+    if (cause.code === 'ENOENT' && !required) return undefined;
+    throw new AgencyError('invalid_config', `${file}: the operator config file cannot be read (${cause.message})`, {
+      cause,
+      details: { file },
+    });
+  });
+  return raw === undefined ? {} : parseContractFile(file, raw, operatorConfigSchema, 'invalid_config');
+}
+
+// Entries before `fromFile` come from the file, the rest from --allow-host; an error names where the bad one is.
+function allowlistOf(allow: readonly string[], fromFile: number, file: string): Allowlist {
+  return {
+    entries: allow.map((entry, index) => {
+      const parsed = parseAllowEntry(entry);
+      if (!('problem' in parsed)) return parsed;
+      const where = index < fromFile ? `${file}: "network.allow.${index}"` : `--allow-host "${entry}"`;
+      throw new AgencyError('invalid_config', `${where}: ${parsed.problem}`, { details: { file } });
+    }),
+  };
+}
