@@ -20,13 +20,20 @@ export type Budgets = {
   verifyReserve?: number;
 };
 
-/** Approval policy for a run. */
+/**
+ * Approval settings of a run. `requirePlan` and `requireTools` are inputs to the run's one policy: they add the rules
+ * `requirePlanApproval()` and `requireApprovalFor(requireTools)` next to the operator's (`createRunner({ policy })`),
+ * so they can ask for more approvals but never lift an operator's rule or a denial.
+ *
+ * @example
+ * runner.doTask('./my-task', { approvals: { mode: 'file', requirePlan: true, requireTools: ['http_post'] } })
+ */
 export type ApprovalPolicy = {
   /** `auto` approves everything but still writes request and decision files. @default 'file' */
   mode?: 'file' | 'auto';
-  /** @default true */
+  /** Adds the rule `spec:require-plan` (`requirePlanApproval()`): every plan needs approval. @default true */
   requirePlan?: boolean;
-  /** Tools whose every call needs approval. @default [] */
+  /** Adds the rule `spec:require-tools` (`requireApprovalFor(requireTools)`): every call needs approval. @default [] */
   requireTools?: string[];
   /** How long a request waits before it expires. @default 86400000 (24 h) */
   expiresInMs?: number;
