@@ -42,6 +42,11 @@ describe('the policies of agency run', () => {
     expect(operatorWarnings(run)).toEqual([]);
   });
 
+  it('asks approval for test_runner when the operator switched the sandbox off', () => {
+    const decision = operatorPolicy(settings({ sandbox: 'none' })).evaluate(call('test_runner', 'exec'));
+    expect(decision).toMatchObject({ outcome: 'require-approval', ruleId: 'approval:unsandboxed' });
+  });
+
   it("uses the task's narrower list, and trusts no host offline", () => {
     const narrowed = settings({ allow: ['*.example.com'] }, { allow: ['docs.example.com'] });
     expect(outcome(narrowed, call('http_fetch', 'network', { url: 'https://api.example.com/' }))).toBe(

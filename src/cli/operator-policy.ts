@@ -17,7 +17,8 @@ export const CLI_APPROVAL_TOOLS = Object.freeze(['sandbox_exec', 'http_post']);
  *   (`plan-approval`); `sandbox_exec` and `http_post` need approval on every call (`approval:named-tools`); a network
  *   tool needs approval unless every URL it is given is on the run's network allowlist (`approval:network`); write
  *   tools write only under `progress/` (`write-scope`). Unlike `strict`, `fs_write` (already confined to
- *   `progress/artifacts/` and the notes) and `test_runner` (the configured command, in the sandbox) run freely.
+ *   `progress/artifacts/` and the notes) and `test_runner` (the configured command, in the sandbox) run freely;
+ *   with the sandbox off, every `exec` tool needs approval (`approval:unsandboxed`).
  * - `strict`: `strictPolicy()`: also `fs_write` and every `exec` or `network` tool on every call.
  * - `permissive`: no rules of the operator's (a warning is journaled); the spec's approval rules still apply.
  *
@@ -45,6 +46,8 @@ export function operatorPolicy(settings: RunSettings): Policy {
         effects: ['network'],
         unless: (request) => urlsAllowed(trusted, request.input),
       }),
+      // Without the sandbox, a task's test command would run on this host unreviewed.
+      ...(settings.sandbox === 'none' ? [requireApprovalFor({ id: 'approval:unsandboxed', effects: ['exec'] })] : []),
       ...required,
     ],
   });
