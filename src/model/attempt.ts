@@ -1,6 +1,7 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
+import { streamCutError } from './classify-error.ts';
 
 /** A signal that aborts when the caller's does or when `timeoutMs` passes, whichever is first. */
 export type AttemptSignal = {
@@ -102,17 +103,45 @@ function abortedOrTimeout(signal: AbortSignal): AgencyError {
   return AgencyError.hasCode(signal.reason, 'model_timeout') ? signal.reason : abortedError(signal);
 }
 
-/** Parts that carry no content: a stream that has sent only these can still be retried invisibly. */
+/**
+ * Parts that carry no content the caller could show: a stream that has sent only these can still be retried
+ * invisibly. `custom` parts are provider metadata, such as Anthropic's `anthropic.message_start`; OpenAI's first
+ * chunk opens a text part with an empty delta. (Once content has passed, the buffering has stopped, so an end part
+ * seen here closes a part that had none.)
+ */
 export function isPreamble(part: LanguageModelV4StreamPart): boolean {
-  return (
-    part.type === 'stream-start' || part.type === 'response-metadata' || part.type === 'ping' || part.type === 'raw'
-  );
+  switch (part.type) {
+    case 'stream-start':
+    case 'response-metadata':
+    case 'ping':
+    case 'raw':
+    case 'custom':
+    case 'text-start':
+    case 'reasoning-start':
+    case 'text-end':
+    case 'reasoning-end':
+      return true;
+    case 'text-delta':
+    case 'reasoning-delta':
+      return part.delta === '';
+    default:
+      return false;
+  }
 }
 
-/** Reads until the first content part: failures before it can still be retried without the caller noticing. */
+/** A finish the provider made up because its stream ended without the completion signal. */
+function isInterrupted(part: LanguageModelV4StreamPart): boolean {
+  return part.type === 'finish' && part.finishReason.unified === 'interrupted';
+}
+
+/**
+ * Reads until the first content part: failures before it can still be retried without the caller noticing. A stream
+ * that ends, or finishes `interrupted`, before any content was cut short, and throws a retryable error.
+ */
 export async function readPreamble(
   reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>,
   guard: Pick<AttemptSignal, 'race'>,
+  model: { provider: string; modelId: string },
 ): Promise<LanguageModelV4StreamPart[]> {
   const buffered: LanguageModelV4StreamPart[] = [];
   for (;;) {
@@ -120,10 +149,10 @@ export async function readPreamble(
       await reader.cancel(error).catch(() => {});
       throw error;
     });
-    if (done) break;
-    if (value.type === 'error') {
+    if (done) throw streamCutError(model, false);
+    if (value.type === 'error' || isInterrupted(value)) {
       await reader.cancel().catch(() => {});
-      throw value.error;
+      throw value.type === 'error' ? value.error : streamCutError(model, false);
     }
     buffered.push(value);
     if (!isPreamble(value)) break;
@@ -133,15 +162,19 @@ export async function readPreamble(
 
 /**
  * A stream that yields `buffered` and then the rest of `reader`, erroring as soon as the attempt's signal aborts,
- * and calling `onClose` once when it ends for any reason.
+ * and calling `onClose` once when it ends for any reason. A stream that ends without a finish, or finishes
+ * `interrupted`, errors with a retryable stream-cut error instead, so a cut answer is never taken for a whole one.
  */
 export function resumeStream(
   buffered: LanguageModelV4StreamPart[],
   reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>,
   guard: Pick<AttemptSignal, 'race'>,
   onClose: () => void,
+  model: { provider: string; modelId: string },
 ): ReadableStream<LanguageModelV4StreamPart> {
   let closed = false;
+  // An error part ends the answer as surely as a finish does: the consumer fails on it.
+  let ended = buffered.some((part) => part.type === 'finish' || part.type === 'error');
   const close = () => {
     if (closed) return;
     closed = true;
@@ -156,12 +189,15 @@ export function resumeStream(
       }
       try {
         const { done, value } = await guard.race(reader.read());
+        if (done && !ended) throw streamCutError(model, true);
         if (done) {
           close();
           controller.close();
-        } else {
-          controller.enqueue(value);
+          return;
         }
+        if (isInterrupted(value)) throw streamCutError(model, true);
+        if (value.type === 'finish' || value.type === 'error') ended = true;
+        controller.enqueue(value);
       } catch (error) {
         close();
         reader.cancel(error).catch(() => {});

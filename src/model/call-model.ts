@@ -248,9 +248,9 @@ function streamAttempt(request: ModelRequest): Attempt<OpenedStream> {
   return async (model, guard) => {
     const opened = await guard.race(model.doStream({ ...request, abortSignal: guard.signal }));
     const reader = opened.stream.getReader();
-    const buffered = await readPreamble(reader, guard);
+    const buffered = await readPreamble(reader, guard, model);
     return {
-      stream: resumeStream(buffered, reader, guard, guard.dispose),
+      stream: resumeStream(buffered, reader, guard, guard.dispose, model),
       ...(opened.response ? { response: opened.response } : {}),
     };
   };

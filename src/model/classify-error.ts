@@ -1,4 +1,4 @@
-import { APICallError } from '@ai-sdk/provider';
+import { APICallError, InvalidResponseDataError, JSONParseError } from '@ai-sdk/provider';
 import type { ErrorCode } from '../core/error-codes.ts';
 import { AgencyError, errorMessage, isAbortError } from '../core/errors.ts';
 
@@ -65,6 +65,7 @@ const NETWORK_CODES = new Set([
  */
 export function classifyModelError(error: unknown): ModelErrorInfo {
   if (APICallError.isInstance(error)) return classifyApiCallError(error);
+  if (isStreamEndedEarly(error)) return { class: 'retryable', message: errorMessage(error) };
   const body = providerErrorBody(error);
   if (body) {
     return {
@@ -116,11 +117,53 @@ function classifyApiCallError(error: APICallError): ModelErrorInfo {
     ...(body?.code === undefined ? {} : { providerCode: body.code }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
-  if (error.statusCode === undefined && info.class === 'fatal') {
+  // A success status whose body never arrived whole: the connection was cut after the headers (a network fault), or
+  // the body was closed early and does not parse. Either way the same request can succeed on another attempt.
+  if (info.class === 'fatal' && (error.statusCode === undefined || error.statusCode < 300)) {
     const networkCode = findNetworkCode(error.cause);
-    if (networkCode) return { ...info, class: 'retryable', networkCode };
+    if (networkCode) return { ...info, class: 'retryable', networkCode, message: cutMessage(error, networkCode) };
+    if (isConnectionTerminated(error.cause)) return { ...info, class: 'retryable', message: cutMessage(error) };
+    if (error.statusCode !== undefined && JSONParseError.isInstance(error.cause)) {
+      return { ...info, class: 'retryable', message: `${error.message}: the body was cut short or is not JSON` };
+    }
   }
   return info;
+}
+
+function cutMessage(error: APICallError, networkCode?: string): string {
+  const where = error.statusCode === undefined ? 'the connection failed' : 'the connection was cut after the headers';
+  return `${error.message}: ${where}${networkCode ? ` (${networkCode})` : ''}`;
+}
+
+// undici ends a body whose socket closed early with `TypeError: terminated`.
+function isConnectionTerminated(cause: unknown): boolean {
+  return isTypeError(cause) && /terminated|fetch failed|socket/i.test(errorMessage(cause));
+}
+
+// @ai-sdk/openai-compatible reports a stream that closed before its finish chunk as this error part.
+function isStreamEndedEarly(error: unknown): boolean {
+  return InvalidResponseDataError.isInstance(error) && /stream ended without a finish reason/i.test(error.message);
+}
+
+/**
+ * The error for a stream that ended without the provider's completion signal: the connection closed early. Before
+ * any content it is retried like any network fault; after content it fails the call as retryable, because a silent
+ * retry would send the caller the content a second time.
+ */
+export function streamCutError(model: { provider: string; modelId: string }, afterContent: boolean): AgencyError {
+  const where = `${model.provider}:${model.modelId}`;
+  const message = afterContent
+    ? `${where} stream ended before its finish, after part of the answer was delivered: the connection was closed ` +
+      'early. It was not retried here, so no part of the answer reaches the caller twice; the whole call can be retried.'
+    : `${where} stream ended before any content and without a finish: the connection was closed early`;
+  return new AgencyError('model_retryable', message, {
+    details: {
+      class: 'retryable',
+      streamCut: afterContent ? 'after-content' : 'before-content',
+      provider: model.provider,
+      modelId: model.modelId,
+    },
+  });
 }
 
 function classOf(type: string | undefined, code: string | undefined, status: number | undefined): ModelErrorClass {
