@@ -10,37 +10,21 @@ import { AgencyError } from '../core/errors.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import { type AttemptSignal, attemptSignal, readPreamble, resumeStream } from './attempt.ts';
 import { capabilitiesOf, capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
-import { type ModelErrorClass, toModelError } from './classify-error.ts';
+import { toModelError } from './classify-error.ts';
+import {
+  type CallPolicy,
+  nextStep,
+  resolvePolicy,
+  type RetryEvent,
+  type Retrying,
+  retryEvent,
+  withAttempts,
+} from './retry-rules.ts';
 
 /** A model request: the AI SDK call options without the abort signal, which the caller manages. */
 export type ModelRequest = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
 
-/** Timeouts and retries for model calls. */
-export type CallPolicy = {
-  /** Per attempt, including reading the whole stream; 0 disables. @default 120000 */
-  timeoutMs?: number;
-  /** Retries per model after the first attempt, for rate limits and transient failures. @default 2 */
-  maxRetries?: number;
-  /** The first backoff delay; each retry doubles it. @default 1000 */
-  initialDelayMs?: number;
-  /** The largest backoff delay. @default 30000 */
-  maxDelayMs?: number;
-  /** The longest `retry-after` we wait; a longer request moves on to the next model. @default 60000 */
-  maxRetryAfterMs?: number;
-};
-
-/** A retry, or a move to the next model in the chain. */
-export type RetryEvent = {
-  model: string;
-  attempt: number;
-  errorClass: ModelErrorClass | 'timeout';
-  code: string;
-  message: string;
-  /** How long we wait before the next attempt. */
-  delayMs: number;
-  /** Set when the next attempt goes to another model in the chain. */
-  fallbackTo?: string;
-};
+export type { CallPolicy, RetryEvent } from './retry-rules.ts';
 
 /** Options for one call. */
 export type CallOptions = {
@@ -56,6 +40,8 @@ export type ModelCallerOptions = CallPolicy & {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). @default Math.random */
   random?: () => number;
+  /** The wall clock, for the time a `retry-after` names. @default Date.now */
+  now?: () => number;
 };
 
 /** The outcome of a call: which model answered, after how many attempts. */
@@ -92,6 +78,7 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
     policy: resolvePolicy(options),
     sleep: options.sleep ?? defaultSleep,
     random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
   };
   const modelsFor = createModelSelector(chain, options.catalog);
   return {
@@ -99,13 +86,6 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
     stream: (request, call = {}) => callChain(() => modelsFor(request), call, retrying, streamAttempt(request)),
   };
 }
-
-/** The policy with its defaults filled in, and what waits between attempts. */
-type Retrying = {
-  policy: Required<CallPolicy>;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random: () => number;
-};
 
 /** One attempt at a call on one model. */
 type Attempt<T> = (model: LanguageModelV4, guard: AttemptSignal) => Promise<T>;
@@ -119,16 +99,6 @@ type CallRun<T> = {
   retries: RetryEvent[];
   lastError: AgencyError | undefined;
 };
-
-function resolvePolicy(options: CallPolicy): Required<CallPolicy> {
-  return {
-    timeoutMs: options.timeoutMs ?? 120_000,
-    maxRetries: options.maxRetries ?? 2,
-    initialDelayMs: options.initialDelayMs ?? 1000,
-    maxDelayMs: options.maxDelayMs ?? 30_000,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
-  };
-}
 
 // What a request needs is found by walking its whole prompt, which grows with every step of a run. A chain whose
 // models declare no limits (custom and replayed models have no catalog row) can serve any request, so the walk is
@@ -179,54 +149,20 @@ async function callModel<T>(
       return { value: await once(model, guard) };
     } catch (thrown) {
       guard.dispose();
-      const error = toModelError(thrown, model);
+      const error = toModelError(thrown, model, retrying.now());
       if (call.signal?.aborted || error.code === 'aborted') throw error;
-      run.lastError = error;
-      const { retry, delayMs } = nextStep(error, attempt, retrying);
-      const next = retry ? model : fallback;
+      const step = nextStep(error, attempt, retrying, fallback !== undefined);
+      run.lastError = step.error;
+      const next = step.retry ? model : fallback;
       if (!next) return undefined;
-      const event = retryEvent(error, model, attempt, delayMs, next);
+      const event = retryEvent(error, model, attempt, step.delayMs, next);
       run.retries.push(event);
       call.onRetry?.(event);
-      if (delayMs > 0) await retrying.sleep(delayMs, call.signal);
-      if (!retry) return undefined;
+      if (step.delayMs > 0) await retrying.sleep(step.delayMs, call.signal);
+      if (!step.retry) return undefined;
     }
   }
   return undefined;
-}
-
-/**
- * Whether a failed attempt is retried on the same model, and after how long: `retry-after` when the provider sent
- * one short enough to wait for, otherwise exponential backoff with jitter. A move to the next model waits for nothing.
- */
-function nextStep(error: AgencyError, attempt: number, retrying: Retrying): { retry: boolean; delayMs: number } {
-  const { policy } = retrying;
-  const retryAfterMs = error.details?.retryAfterMs as number | undefined;
-  const retry = error.retryable && attempt <= policy.maxRetries && (retryAfterMs ?? 0) <= policy.maxRetryAfterMs;
-  return { retry, delayMs: retry ? (retryAfterMs ?? backoff(attempt, retrying)) : 0 };
-}
-
-function backoff(attempt: number, { policy, random }: Retrying): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
-}
-
-function retryEvent(
-  error: AgencyError,
-  model: LanguageModelV4,
-  attempt: number,
-  delayMs: number,
-  next: LanguageModelV4,
-): RetryEvent {
-  return {
-    model: modelName(model),
-    attempt,
-    errorClass: error.code === 'model_timeout' ? 'timeout' : errorClassOf(error),
-    code: error.code,
-    message: error.message,
-    delayMs,
-    ...(next === model ? {} : { fallbackTo: modelName(next) }),
-  };
 }
 
 function generateAttempt(request: ModelRequest): Attempt<{ result: LanguageModelV4GenerateResult }> {
@@ -267,18 +203,4 @@ function unlimitedModels(chain: ModelChain, catalog: ModelCatalog | undefined): 
     models.push(model);
   }
   return models;
-}
-
-function errorClassOf(error: AgencyError): ModelErrorClass {
-  if (error.code === 'model_rate_limit') return 'rate_limit';
-  return error.retryable ? 'retryable' : 'fatal';
-}
-
-function withAttempts(error: AgencyError | undefined, attempts: number, retries: RetryEvent[]): AgencyError {
-  const base = error ?? new AgencyError('internal', 'The model call failed without an error');
-  return new AgencyError(base.code, attempts > 1 ? `${base.message} (after ${attempts} attempts)` : base.message, {
-    cause: base.cause ?? base,
-    retryable: base.retryable,
-    details: { ...base.details, attempts, retries },
-  });
 }

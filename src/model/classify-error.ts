@@ -16,6 +16,8 @@ export type ModelErrorInfo = {
   providerCode?: string;
   /** How long the provider asked us to wait, from `retry-after-ms` or `retry-after`. */
   retryAfterMs?: number;
+  /** The wall-clock time (epoch ms) the provider asked us to wait until: `retry-after`'s date, or now + its delay. */
+  retryAt?: number;
   /** The network error code, e.g. `ECONNRESET`. */
   networkCode?: string;
   message: string;
@@ -63,8 +65,8 @@ const NETWORK_CODES = new Set([
  * Classifies a failed model call from its HTTP status, the provider's error type and code, and network error codes.
  * A provider type or code wins over the status: a 429 with `insufficient_quota` is fatal, not a rate limit.
  */
-export function classifyModelError(error: unknown): ModelErrorInfo {
-  if (APICallError.isInstance(error)) return classifyApiCallError(error);
+export function classifyModelError(error: unknown, now: number = Date.now()): ModelErrorInfo {
+  if (APICallError.isInstance(error)) return classifyApiCallError(error, now);
   if (isStreamEndedEarly(error)) return { class: 'retryable', message: errorMessage(error) };
   const body = providerErrorBody(error);
   if (body) {
@@ -92,11 +94,18 @@ export function errorCodeForClass(errorClass: ModelErrorClass): ErrorCode {
       : 'model_fatal';
 }
 
-/** Wraps a failed model call in an AgencyError carrying its classification in `details`. */
-export function toModelError(error: unknown, model?: { provider: string; modelId: string }): AgencyError {
+/**
+ * Wraps a failed model call in an AgencyError carrying its classification in `details`. `now` dates a
+ * `retry-after` given in seconds.
+ */
+export function toModelError(
+  error: unknown,
+  model?: { provider: string; modelId: string },
+  now: number = Date.now(),
+): AgencyError {
   if (AgencyError.isInstance(error)) return error;
   if (isAbortError(error)) return AgencyError.from(error);
-  const info = classifyModelError(error);
+  const info = classifyModelError(error, now);
   const where = model ? `${model.provider}:${model.modelId}` : 'model';
   const status =
     info.status === undefined ? '' : ` (HTTP ${info.status}${info.providerType ? ` ${info.providerType}` : ''})`;
@@ -106,16 +115,16 @@ export function toModelError(error: unknown, model?: { provider: string; modelId
   });
 }
 
-function classifyApiCallError(error: APICallError): ModelErrorInfo {
+function classifyApiCallError(error: APICallError, now: number): ModelErrorInfo {
   const body = providerErrorBody(error.data) ?? providerErrorBody(safeParse(error.responseBody));
-  const retryAfterMs = parseRetryAfter(error.responseHeaders);
+  const retryAfterMs = parseRetryAfter(error.responseHeaders, now);
   const info: ModelErrorInfo = {
     class: classOf(body?.type, body?.code, error.statusCode),
     message: body?.message ?? error.message,
     ...(error.statusCode === undefined ? {} : { status: error.statusCode }),
     ...(body?.type === undefined ? {} : { providerType: body.type }),
     ...(body?.code === undefined ? {} : { providerCode: body.code }),
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs, retryAt: now + retryAfterMs }),
   };
   // A success status whose body never arrived whole: the connection was cut after the headers (a network fault), or
   // the body was closed early and does not parse. Either way the same request can succeed on another attempt.

@@ -51,6 +51,8 @@ export function buildLoopContext(
     ],
     maxTokens,
     maxIterations: 12,
+    // A rate limit's retry-after is waited for only while the run's wall-clock budget lasts.
+    modelPolicy: { timeLeftMs: () => session.budgets.remaining().wall_clock_ms ?? undefined },
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(memory ? { memory: () => pinnedMemory(memory) } : {}),
   });
