@@ -39,7 +39,6 @@ export {
 export { assistantMessageToContent, contentToAssistantMessage } from './core/messages-v4-content.ts';
 export { fromV4Prompt, toV4Prompt } from './core/messages-v4-prompt.ts';
 export {
-  CATALOG_PRICES_AS_OF,
   DEFAULT_MODEL_CATALOG,
   extendCatalog,
   lookupModel,
@@ -48,7 +47,14 @@ export {
   type ModelCatalogEntry,
   type ModelPrice,
 } from './core/model-catalog.ts';
-export { addUsage, costOf, emptyUsage, subtractUsage, type Usage, usageFromV4 } from './core/usage.ts';
+export {
+  costOf,
+  findModelPrice,
+  type ModelPriceQuote,
+  type PricedModel,
+  type PricedTokens,
+} from './core/model-prices.ts';
+export { addUsage, emptyUsage, subtractUsage, type Usage, usageFromV4 } from './core/usage.ts';
 
 // model
 export {

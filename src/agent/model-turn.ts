@@ -45,7 +45,7 @@ export async function callModel({
     const { result, model, attempts, retries } = await caller.generate(request, callOptions);
     return {
       response: contentToAssistantMessage(result.content),
-      usage: usageFromV4(result.usage, model.modelId, catalog),
+      usage: usageFromV4(result.usage, model, catalog),
       finishReason: result.finishReason.unified,
       attempts,
       retries,
@@ -71,7 +71,7 @@ export async function callModel({
   }
   return {
     response: contentToAssistantMessage(collector.content()),
-    usage: usageFromV4(usage ?? EMPTY_USAGE, model.modelId, catalog),
+    usage: usageFromV4(usage ?? EMPTY_USAGE, model, catalog),
     finishReason,
     attempts,
     retries,

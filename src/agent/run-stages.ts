@@ -74,7 +74,7 @@ export async function compress(context: RunContext, state: RunState): Promise<vo
   const outcome = await compressHistory(state, { caller: context.compressCaller, signal: context.signal });
   if (outcome.compressed) {
     const { result, model } = outcome.response;
-    state.usage = addUsage(state.usage, usageFromV4(result.usage, model.modelId, context.catalog));
+    state.usage = addUsage(state.usage, usageFromV4(result.usage, model, context.catalog));
   } else if (outcome.reason === 'failed') {
     warn(context, state, outcome.warning);
   }

@@ -8,7 +8,7 @@ const v4 = (input: number, output: number, cacheRead = 0, cacheWrite = 0, reason
 });
 
 describe('usage and cost', () => {
-  it('prices a call from the catalog, with cached input at the cached rate', () => {
+  it('prices a call from the bundled price data, with cached input at the cached rate', () => {
     // gpt-4o: $2.50 input, $1.25 cached input, $10 output per million tokens.
     const usage = usageFromV4(v4(1_000_000, 100_000, 400_000), 'gpt-4o-2024-08-06');
     expect(usage).toMatchObject({ inputTokens: 1_000_000, outputTokens: 100_000, cachedInputTokens: 400_000 });
@@ -55,7 +55,7 @@ describe('usage and cost', () => {
     expect(lookupModel('gpt-4o-mini-2024-07-18')).toBe(lookupModel('gpt-4o-mini'));
     expect(lookupModel('gpt-4o-mini-2024-07-18')).not.toBe(lookupModel('gpt-4o'));
     expect(lookupModel('claude-sonnet-4-20250514')).toBe(lookupModel('claude-sonnet-4'));
-    expect(lookupModel('gpt-4.1-nano-2025-04-14')?.price?.input).toBe(0.1);
+    expect(lookupModel('gpt-4.1-nano-2025-04-14')?.capabilities?.contextTokens).toBe(1_047_576);
     expect(lookupModel('unknown-model')).toBeUndefined();
   });
 });

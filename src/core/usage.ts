@@ -1,5 +1,6 @@
 import type { LanguageModelV4Usage } from '@ai-sdk/provider';
-import { DEFAULT_MODEL_CATALOG, lookupModel, type ModelCatalog, type ModelPrice } from './model-catalog.ts';
+import { DEFAULT_MODEL_CATALOG, type ModelCatalog } from './model-catalog.ts';
+import { findModelPrice, type PricedModel, roundUsd } from './model-prices.ts';
 
 /** Token counts and cost of one or more model calls. */
 export type Usage = {
@@ -15,7 +16,10 @@ export type Usage = {
   cachedInputTokens: number;
   /** Input tokens written to the provider's prompt cache. */
   cacheWriteTokens: number;
-  /** Cost in US dollars. Absent when no price is known for a model involved. */
+  /**
+   * Cost in US dollars. Absent when no price is known for a model involved; a run with a cost budget refuses to
+   * start with such a model.
+   */
   costUsd?: number;
 };
 
@@ -65,14 +69,17 @@ export function subtractUsage(after: Usage, before: Usage): Usage {
 }
 
 /**
- * Converts an AI SDK usage report into a {@link Usage}, pricing it from the catalog by model id.
+ * Converts an AI SDK usage report into a {@link Usage}, pricing it with {@link findModelPrice}: the catalog's entry
+ * for the model, else the bundled `@pydantic/genai-prices` data matched by provider. Pass the model object (or its
+ * `provider` and `modelId`) so the right vendor's price applies; a bare id is matched by id alone.
  *
  * @example
+ * usageFromV4(result.usage, model).costUsd
  * usageFromV4(result.usage, 'gpt-4o-2024-08-06').costUsd
  */
 export function usageFromV4(
   usage: LanguageModelV4Usage,
-  modelId: string,
+  model: string | PricedModel,
   catalog: ModelCatalog = DEFAULT_MODEL_CATALOG,
 ): Usage {
   const cachedInputTokens = usage.inputTokens.cacheRead ?? 0;
@@ -88,39 +95,7 @@ export function usageFromV4(
     cachedInputTokens,
     cacheWriteTokens,
   };
-  const price = priceOf(modelId, catalog);
-  if (price) result.costUsd = costOf(result, price);
+  const quote = findModelPrice(model, catalog);
+  if (quote) result.costUsd = quote.cost(result);
   return result;
-}
-
-// Every model call is priced, and a catalog lookup that misses scans every key; catalogs are read-only, so the
-// answer for a model id is remembered per catalog.
-const prices = new WeakMap<ModelCatalog, Map<string, ModelPrice | undefined>>();
-
-function priceOf(modelId: string, catalog: ModelCatalog): ModelPrice | undefined {
-  let known = prices.get(catalog);
-  if (!known) {
-    known = new Map();
-    prices.set(catalog, known);
-  }
-  if (known.has(modelId)) return known.get(modelId);
-  const price = lookupModel(modelId, catalog)?.price;
-  known.set(modelId, price);
-  return price;
-}
-
-/** The cost in US dollars of a usage at a price. */
-export function costOf(usage: Omit<Usage, 'costUsd'>, price: ModelPrice): number {
-  const uncached = Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens);
-  const dollars =
-    uncached * price.input +
-    usage.cachedInputTokens * (price.cachedInput ?? price.input) +
-    usage.cacheWriteTokens * (price.cacheWrite ?? price.input) +
-    usage.outputTokens * price.output;
-  return roundUsd(dollars / 1_000_000);
-}
-
-// Keeps sums free of binary noise such as 0.30000000000000004 while staying far below a cent.
-function roundUsd(value: number): number {
-  return Math.round(value * 1e10) / 1e10;
 }

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../core/errors.ts';
+import { setModelEndpoint } from '../core/model-prices.ts';
 import { replayModel } from './cassette/replay-model.ts';
 import { parseModelSpec } from './model-spec.ts';
 
@@ -50,14 +51,18 @@ export function resolveModel(spec: string | LanguageModelV4, options: ResolveMod
         ...optional('baseURL', env.ANTHROPIC_BASE_URL),
         ...optional('fetch', fetch),
       })(parsed.modelId);
-    case 'openai-compatible':
-      return createOpenAICompatible({
+    case 'openai-compatible': {
+      const model = createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: parsed.baseURL,
         includeUsage: true,
         ...optional('apiKey', env.OPENAI_COMPATIBLE_API_KEY),
         ...optional('fetch', fetch),
       }).chatModel(parsed.modelId);
+      // Its price is found by the host it sends to (api.deepseek.com, api.together.xyz, …).
+      setModelEndpoint(model, parsed.baseURL);
+      return model;
+    }
     case 'replay':
       return replayModel(parsed.path, {
         ...optional('lenient', options.lenientReplay),

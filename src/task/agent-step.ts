@@ -3,7 +3,7 @@ import type { LLMAgent } from '../agent/llm-agent.ts';
 import type { AgentEvent, AgentResult } from '../agent/types.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
-import { lookupModel, type ModelCatalog } from '../core/model-catalog.ts';
+import type { ModelPrice } from '../core/model-catalog.ts';
 import { usageToJson } from './budgets.ts';
 import type { StopReason } from './contracts/state.ts';
 import { canonicalDigest } from '../core/canonical-json.ts';
@@ -27,8 +27,8 @@ export type AgentStepHost = {
   agent: LLMAgent;
   /** The gate the run's tool-gate processor consults; set for the duration of a step. */
   setGate(gate: StepGate | undefined): void;
-  modelId: string;
-  catalog?: ModelCatalog;
+  /** The rates the next call's cost is estimated at before it is made: the dearest model of the chain. */
+  price?: ModelPrice;
   maxOutputTokens: number;
 };
 
@@ -61,7 +61,7 @@ export async function runAgentStep(
     });
     controller.abort(pendingStop);
   };
-  const price = lookupModel(host.modelId, host.catalog)?.price;
+  const { price } = host;
   host.setGate({
     ...options,
     step: stepId,

@@ -7,6 +7,7 @@ import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.t
 import { loadTaskHistory } from '../memory/history.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import { toMessage } from '../memory/message-schema.ts';
+import { dearestPrice } from '../model/chain-prices.ts';
 import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { createToolRegistry } from '../tools/tool-registry.ts';
 import type { Policy } from '../policy/create-policy.ts';
@@ -56,16 +57,14 @@ export function buildLoopContext(
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(memory ? { memory: () => pinnedMemory(memory) } : {}),
   });
-  const modelId =
-    typeof model === 'string' ? model.slice(model.indexOf(':') + 1) : 'modelId' in model ? model.modelId : '';
+  const price = dearestPrice(model, options.catalog);
   return createLoopContext({
     session,
     agent,
     setGate: (next) => {
       gate = next;
     },
-    modelId,
-    ...(options.catalog ? { catalog: options.catalog } : {}),
+    ...(price ? { price } : {}),
     maxOutputTokens: maxTokens,
     goal: session.spec.goal,
     brief: entry.brief,

@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { dirname, resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { encodeJson } from '../../core/json-codec.ts';
+import { modelEndpoint, setModelEndpoint } from '../../core/model-prices.ts';
 import { defaultRedactor, type Redactor } from '../../core/redact.ts';
 import {
   CASSETTE_FORMAT,
@@ -65,7 +66,7 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
     return { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request };
   };
 
-  return {
+  const recording: LanguageModelV4 = {
     specificationVersion: 'v4',
     provider: model.provider,
     modelId: model.modelId,
@@ -116,6 +117,10 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
       return { ...opened, stream: withCancelHook(stream, finish) };
     },
   };
+  // Recording changes nothing about the model: an OpenAI-compatible one keeps the host its price is found by.
+  const endpoint = modelEndpoint(model);
+  if (endpoint) setModelEndpoint(recording, endpoint);
+  return recording;
 }
 
 type DeltaPart = Extract<LanguageModelV4StreamPart, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
