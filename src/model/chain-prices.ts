@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { AgencyError } from '../core/errors.ts';
 import type { ModelCatalog, ModelPrice } from '../core/model-catalog.ts';
 import { findModelPrice, modelEndpoint, type PricedModel } from '../core/model-prices.ts';
 import type { ModelChain, ModelChoice } from './capabilities.ts';
@@ -61,4 +62,41 @@ export function dearestPrice(
       : price;
   }
   return dearest;
+}
+
+/**
+ * Refuses a cost budget that could not be enforced: every model that may run, fallbacks included, must have a
+ * price, or the run's cost would be unknown from the first call to that model on and the budget would never fire.
+ *
+ * @throws AgencyError `invalid_config` naming each unpriced model and the ways to price it.
+ * @example
+ * checkChainPriced({ model: 'openai-compatible:http://127.0.0.1:8000/v1#llama-3.1-8b', maxCostUsd: 0.5 });
+ */
+export function checkChainPriced({
+  model,
+  catalog,
+  maxCostUsd,
+  cwd,
+}: {
+  model: ChainInput;
+  catalog?: ModelCatalog;
+  maxCostUsd: number | null | undefined;
+  cwd?: string;
+}): void {
+  if (maxCostUsd === null || maxCostUsd === undefined) return;
+  const unpriced = chainModels(model, cwd === undefined ? {} : { cwd }).filter(
+    (entry) => findModelPrice(entry, catalog) === undefined,
+  );
+  if (unpriced.length === 0) return;
+  const id = unpriced[0]?.modelId ?? 'model';
+  const named = unpriced.map((entry) => `${entry.name} (model id "${entry.modelId}")`).join(', ');
+  throw new AgencyError(
+    'invalid_config',
+    `The cost budget (maxCostUsd $${maxCostUsd}) cannot be enforced: no price is known for ${named}. ` +
+      'Give every model in the chain a price, in US dollars per million input/output tokens:\n' +
+      `  agency run: --price ${id}=<input>/<output>, e.g. --price ${id}=0.15/0.6\n` +
+      `  createRunner: catalog: extendCatalog({ '${id}': { price: { input: 0.15, output: 0.6 } } })\n` +
+      'or run without a cost budget. See docs/runner.md, "Budgets and stop reasons".',
+    { details: { unpriced: unpriced.map(({ name, modelId }) => ({ name, modelId })), maxCostUsd } },
+  );
 }

@@ -1,3 +1,4 @@
+import { roundUsd } from '../core/model-prices.ts';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.ts';
 import type { BudgetsRemaining, UsageJson } from './contracts/events.ts';
 import type { BudgetLimits, StopReason } from './contracts/state.ts';
@@ -25,7 +26,8 @@ export type BudgetStart = { usage?: Usage; steps?: number; consecutiveToolSteps?
 
 /**
  * Creates a tracker. Token and cost limits are checked before each call against an estimate and after it against
- * the real usage, so a run overspends by at most the one call in flight.
+ * the real usage, so a run overspends by at most the one call in flight. A cost that became unknown counts as over
+ * the cost limit.
  */
 export function createBudgetTracker(
   limits: BudgetLimits,
@@ -47,7 +49,9 @@ export function createBudgetTracker(
     const tokens = effective(limits.max_tokens);
     if (tokens !== null && usage.totalTokens > tokens) return 'budget.tokens';
     const cost = effective(limits.max_cost_usd);
-    if (cost !== null && usage.costUsd !== undefined && usage.costUsd > cost) return 'budget.cost';
+    // An unknown cost fails closed: the run cannot show it is under its budget. (Runs refuse to start with an
+    // unpriced model, so this is a backstop, e.g. for a run resumed from a journal that recorded no cost.)
+    if (cost !== null && (usage.costUsd === undefined || usage.costUsd > cost)) return 'budget.cost';
     return undefined;
   };
 
@@ -77,12 +81,8 @@ export function createBudgetTracker(
       const tokens = effective(limits.max_tokens);
       if (tokens !== null && usage.totalTokens + estimate.tokens > tokens) return 'budget.tokens';
       const cost = effective(limits.max_cost_usd);
-      if (
-        cost !== null &&
-        usage.costUsd !== undefined &&
-        estimate.costUsd !== undefined &&
-        usage.costUsd + estimate.costUsd > cost
-      ) {
+      if (cost !== null && usage.costUsd === undefined) return 'budget.cost';
+      if (cost !== null && usage.costUsd !== undefined && usage.costUsd + (estimate.costUsd ?? 0) > cost) {
         return 'budget.cost';
       }
       return undefined;
@@ -134,8 +134,4 @@ export function usageFromJson(json: UsageJson): Usage {
     cacheWriteTokens: 0,
     ...(json.cost_usd === null ? {} : { costUsd: json.cost_usd }),
   };
-}
-
-function roundUsd(value: number): number {
-  return Math.round(value * 1e10) / 1e10;
 }

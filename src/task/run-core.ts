@@ -1,4 +1,5 @@
 import { AgencyError } from '../core/errors.ts';
+import { checkChainPriced } from '../model/chain-prices.ts';
 import type { IdGenerator } from '../core/ids.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
@@ -51,6 +52,7 @@ export async function startRun(
   signal: AbortSignal | undefined,
 ): Promise<TaskHandle> {
   const paths = await checkTaskFolder(root);
+  checkBudgetPriced(core.options, spec.model, spec.budgets?.maxCostUsd);
   const files = taskFilesFor(core, paths);
   if (await files.exists(paths.spec)) {
     throw new AgencyError(
@@ -154,4 +156,15 @@ export async function readBrief(files: TaskFiles, paths: TaskPaths): Promise<str
 // The first frame of a run holds its whole spec, so a resumed run can tell whether spec.json was changed since.
 export function startedEvent(spec: SpecFile) {
   return { type: 'run.started', message: `Run ${spec.task_id} started`, data: { spec } } as const;
+}
+
+/** A cost budget holds only if every model that may run has a price: refuses before the run does anything. */
+export function checkBudgetPriced(
+  options: RunnerOptions,
+  specModel: string | null | undefined,
+  maxCostUsd?: number | null,
+): void {
+  const model = options.model ?? specModel;
+  if (model === undefined || model === null) return;
+  checkChainPriced({ model, maxCostUsd, ...(options.catalog ? { catalog: options.catalog } : {}) });
 }

@@ -9,7 +9,15 @@ import { readJournal } from './journal/read-journal.ts';
 import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
 import { acquireRunLock } from './lock.ts';
 import { specForResume } from './resume-checks.ts';
-import { openRun, readBrief, type RunnerCore, startedEvent, type TaskHandle, taskFilesFor } from './run-core.ts';
+import {
+  checkBudgetPriced,
+  openRun,
+  readBrief,
+  type RunnerCore,
+  startedEvent,
+  type TaskHandle,
+  taskFilesFor,
+} from './run-core.ts';
 import type { Session } from './session.ts';
 import { createFileStateStore } from './state-store.ts';
 import { type Budgets, toBudgetLimits } from './task-spec.ts';
@@ -53,6 +61,7 @@ export async function resumeRun(core: RunnerCore, root: string, options: ResumeO
     refuseIfFinal(fold);
     const resumed = await specForResume(files, paths, fold, (value) => core.redactor.redact(value));
     const spec = withBudgets(resumed.spec, options.budgets);
+    checkBudgetPriced(core.options, spec.model, spec.budgets.max_cost_usd);
     const stateProblem = await readableState(files, paths);
     const stopFile = await removeStopFile(files, paths);
     const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });

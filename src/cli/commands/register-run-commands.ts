@@ -1,4 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { ModelPrice } from '../../core/model-catalog.ts';
+import { parsePriceOverride } from '../../core/price-override.ts';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
 import { runCommand } from './run.ts';
@@ -15,6 +17,14 @@ function positiveNumber(value: string): number {
   return number;
 }
 
+function collectPrice(value: string, prices: Array<[string, ModelPrice]>): Array<[string, ModelPrice]> {
+  try {
+    return [...prices, parsePriceOverride(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
 // The choices are spelled out rather than imported, so that registering the commands loads no config code.
 function addRunOptions(command: Command): Command {
   return command
@@ -29,7 +39,17 @@ function addRunOptions(command: Command): Command {
       ).choices(['file', 'auto']),
     )
     .option('--max-steps <n>', 'the most model calls', positiveInteger)
-    .option('--max-cost <usd>', 'the most dollars to spend', positiveNumber)
+    .option(
+      '--max-cost <usd>',
+      'the most dollars to spend; every model needs a price (built in, or --price)',
+      positiveNumber,
+    )
+    .option(
+      '--price <model=in/out>',
+      'a model price in USD per million tokens: <model>=<input>/<output>[/<cached input>[/<cache write>]]; repeatable',
+      collectPrice,
+      [],
+    )
     .option('--max-tokens <n>', 'the most tokens to spend', positiveInteger)
     .option('--max-time <seconds>', 'the most wall-clock seconds', positiveNumber)
     .addOption(

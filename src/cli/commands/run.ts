@@ -1,5 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../../core/errors.ts';
+import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
+import { priceEntries } from '../../core/price-override.ts';
 import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
@@ -20,6 +22,8 @@ export type RunCommandOptions = {
   approvals?: 'file' | 'auto';
   maxSteps?: number;
   maxCost?: number;
+  /** Prices from `--price`, each over the built-in price of its model. */
+  price?: Array<[modelId: string, price: ModelPrice]>;
   maxTokens?: number;
   maxTime?: number;
   view?: ResultView;
@@ -110,6 +114,7 @@ export async function runCommand(
     tools: (taskPaths) => cliTaskTools(taskPaths, settings),
     policy: operatorPolicy(settings),
     warnings: operatorWarnings(settings),
+    ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
   });
   const view = createProgressView(
