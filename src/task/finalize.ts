@@ -15,6 +15,8 @@ export type RunEnding = {
   output: string;
   verified?: boolean;
   error?: unknown;
+  /** Why a stop happened, in a sentence (`Plan v1 was denied by ana`), for the finish frame. */
+  detail?: string;
   memory?: MemoryManager | undefined;
 };
 
@@ -77,7 +79,7 @@ async function recordEnding(
     session.emit({ type: 'error', message: error.message, error: { code: error.code, message: errorMessage(error) } });
   session.emit({
     type: 'finish',
-    message: `Finished: ${ending.reason}`,
+    message: `Finished: ${ending.reason}${ending.detail ? ` (${session.redact(ending.detail)})` : ''}`,
     budgets_remaining: session.budgets.remaining(),
     data: {
       reason: ending.reason,

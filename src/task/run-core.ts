@@ -20,8 +20,16 @@ import { createSession, type RunListener, type Session } from './session.ts';
 import { createFileStateStore } from './state-store.ts';
 import { goalFromBrief, type TaskSpec, toSpecFile } from './task-spec.ts';
 
-/** A run that has been started or resumed. */
+/** A run that has been started or resumed. Only `taskId` identifies it: any object with the same id will do. */
 export type TaskHandle = { readonly taskId: string; readonly root: string; readonly progressDir: string };
+
+/** A run, named by its task id or by any object that carries it (a handle, or a fresh object from an HTTP body). */
+export type TaskRef = string | { readonly taskId: string };
+
+/** The task id a {@link TaskRef} names. */
+export function taskIdOf(task: TaskRef): string {
+  return typeof task === 'string' ? task : task.taskId;
+}
 
 /** A run open in a runner. */
 export type Live = {
@@ -30,7 +38,6 @@ export type Live = {
   loop: Loop;
   brief: string;
   memory: MemoryManager | undefined;
-  finished?: DoTaskResult;
 };
 
 /** What every run of one runner shares. */
@@ -40,7 +47,8 @@ export type RunnerCore = {
   newId: IdGenerator;
   listeners: Set<RunListener>;
   redactor: Redactor;
-  live: Map<TaskHandle, Live>;
+  /** Open runs by task id; a run leaves this map when it finishes. */
+  live: Map<string, Live>;
   loops: Map<string, Loop>;
 };
 
@@ -134,7 +142,10 @@ export async function openRun(
   });
   const handle: TaskHandle = { taskId: spec.task_id, root: paths.root, progressDir: paths.progress };
   const entry: Live = { session, lock, loop, brief, memory: memoryFor(session, options, redactor) };
-  core.live.set(handle, entry);
+  if (core.live.has(handle.taskId)) {
+    throw new AgencyError('task_locked', `Run ${handle.taskId} is already open in this runner`);
+  }
+  core.live.set(handle.taskId, entry);
   return { handle, entry };
 }
 

@@ -8,7 +8,7 @@ import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
 import { buildLoopContext } from './run-context.ts';
-import { type Live, type RunnerCore, startRun, type TaskHandle } from './run-core.ts';
+import { type Live, type RunnerCore, startRun, type TaskHandle, taskIdOf, type TaskRef } from './run-core.ts';
 import { type ResumeOptions, resumeRun } from './run-resume.ts';
 import { isRunStop } from './run-stop.ts';
 import type { RunnerOptions } from './runner-options.ts';
@@ -17,12 +17,24 @@ import { watchStopFile } from './stop-file.ts';
 import type { TaskSpec } from './task-spec.ts';
 
 export type { MemoryContext, RunnerOptions } from './runner-options.ts';
-export type { TaskHandle } from './run-core.ts';
+export type { TaskHandle, TaskRef } from './run-core.ts';
 export type { ResumeOptions } from './run-resume.ts';
 export { DEFAULT_PERSONA } from './run-context.ts';
 
 /** The outcome of `stepOnce`. */
 export type StepOnceResult = { done: false; step: string } | { done: true; result: DoTaskResult };
+
+/** Where an open run is, from `runner.status`. */
+export type RunStatus = {
+  taskId: string;
+  root: string;
+  phase: string;
+  status: 'running' | 'waiting_approval' | 'completed' | 'failed' | 'stopped';
+  lastStepId: string | null;
+  lastSeq: number;
+  /** The stop asked for, if any, not yet reached. */
+  stopping: StopReason | null;
+};
 
 /** Runs governed tasks. */
 export type Runner = {
@@ -30,22 +42,32 @@ export type Runner = {
   doTask(root: string, spec?: TaskSpec, options?: { view?: ResultView; signal?: AbortSignal }): Promise<DoTaskResult>;
   /** Prepares a run: checks the folder, takes the lock, writes `spec.json` and the first state. */
   startTask(root: string, spec?: TaskSpec, options?: { signal?: AbortSignal }): Promise<TaskHandle>;
-  /** Runs a started or resumed task to the end. */
-  run(handle: TaskHandle, options?: { view?: ResultView }): Promise<DoTaskResult>;
+  /**
+   * Runs a started or resumed task to the end. The run is then released: the runner keeps nothing of it, and the
+   * folder is the record (`resume` reopens it).
+   */
+  run(task: TaskRef, options?: { view?: ResultView }): Promise<DoTaskResult>;
   /** Runs until one more step completes, then pauses (the lock stays held); call again to go on. */
-  stepOnce(handle: TaskHandle): Promise<StepOnceResult>;
+  stepOnce(task: TaskRef): Promise<StepOnceResult>;
   /**
    * Asks a run to stop with `reason`: a step, a model call, a tool or an approval wait in flight is cut short within
    * a second, the stop is journaled, and the run can be resumed. @default reason 'stopped'
    */
-  stop(handle: TaskHandle, reason?: StopReason): void;
+  stop(task: TaskRef, reason?: StopReason): boolean;
+  /** Where an open run is; undefined for a task that is not open in this runner (never started here, or finished). */
+  status(task: TaskRef): RunStatus | undefined;
   /**
    * Reopens a run from its folder alone (the journal, checked against `spec.json` and the step files). A run that
    * was not finished on purpose continues: after a crash, a stop, Ctrl-C, a budget, an expired approval or an error.
    */
   resume(root: string, options?: ResumeOptions): Promise<TaskHandle>;
-  /** Receives every journaled frame of every run of this runner. */
+  /**
+   * Receives every journaled frame of every run of this runner, or of one task's run. Returns the unsubscriber.
+   * @example
+   * const off = runner.subscribe('task_01J…', (frame) => console.log(frame.seq, frame.type));
+   */
   subscribe(listener: RunListener): () => void;
+  subscribe(task: TaskRef, listener: RunListener): () => void;
 };
 
 /**
@@ -64,7 +86,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     newId: options.deps?.newId ?? createIdGenerator({ now }),
     listeners: new Set<RunListener>(),
     redactor: options.redactor ?? defaultRedactor,
-    live: new Map<TaskHandle, Live>(),
+    live: new Map<string, Live>(),
     loops: new Map<string, Loop>(
       [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
     ),
@@ -81,25 +103,33 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       return viewOf(outcome.result, view);
     },
     stepOnce: (handle) => executeRun(core, handle, 1),
-    stop(handle, reason = 'stopped') {
-      core.live.get(handle)?.session.requestStop(reason);
+    stop(task, reason = 'stopped') {
+      const entry = core.live.get(taskIdOf(task));
+      entry?.session.requestStop(reason);
+      return entry !== undefined;
     },
+    status: (task) => statusOf(core.live.get(taskIdOf(task))),
     resume: (root, resumeOptions = {}) => resumeRun(core, root, resumeOptions),
-    subscribe(listener) {
+    subscribe(first: TaskRef | RunListener, second?: RunListener) {
+      const listener: RunListener =
+        typeof first === 'function'
+          ? first
+          : (frame, taskId) => {
+              if (taskId === taskIdOf(first)) second?.(frame, taskId);
+            };
       core.listeners.add(listener);
       return () => core.listeners.delete(listener);
     },
   };
 }
 
-async function executeRun(core: RunnerCore, handle: TaskHandle, stepLimit?: number): Promise<StepOnceResult> {
-  const entry = core.live.get(handle);
+async function executeRun(core: RunnerCore, task: TaskRef, stepLimit?: number): Promise<StepOnceResult> {
+  const entry = core.live.get(taskIdOf(task));
   if (!entry)
     throw new AgencyError(
       'invalid_argument',
-      'This task handle is not open in this runner; call startTask or resume first',
+      `Task ${taskIdOf(task)} is not open in this runner: start it with startTask, or reopen it with resume`,
     );
-  if (entry.finished) return { done: true, result: entry.finished };
   const { session } = entry;
   let lastStep = '';
   const context = buildLoopContext(session, entry, core.options, stepLimit, (id) => {
@@ -107,16 +137,18 @@ async function executeRun(core: RunnerCore, handle: TaskHandle, stepLimit?: numb
   });
   const wallTimer = wallClockTimer(session);
   const stopWatch = watchStopFile(session);
+  let result: DoTaskResult;
   try {
     const outcome = await entry.loop.run(context);
-    entry.finished = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
+    result = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
   } catch (error) {
     if (error instanceof StepPause) return { done: false, step: lastStep };
     const reason = stopReasonOf(session, error);
-    entry.finished = await finalizeRun(session, entry.loop, {
+    result = await finalizeRun(session, entry.loop, {
       reason,
       output: '',
       error: reason === 'error' ? error : undefined,
+      ...(isRunStop(error) ? { detail: error.message } : {}),
     });
   } finally {
     clearTimeout(wallTimer);
@@ -124,7 +156,23 @@ async function executeRun(core: RunnerCore, handle: TaskHandle, stepLimit?: numb
   }
   await session.journal.close().catch(() => {});
   await entry.lock.release();
-  return { done: true, result: entry.finished };
+  // Released: a runner hosting many runs keeps nothing of a finished one.
+  core.live.delete(session.spec.task_id);
+  return { done: true, result };
+}
+
+function statusOf(entry: Live | undefined): RunStatus | undefined {
+  if (entry === undefined) return undefined;
+  const { session } = entry;
+  return {
+    taskId: session.spec.task_id,
+    root: session.paths.root,
+    phase: session.state.phase,
+    status: session.state.status,
+    lastStepId: session.state.last_step_id,
+    lastSeq: session.journal.lastSeq,
+    stopping: session.stopReason ?? null,
+  };
 }
 
 // A stop that was asked for is how the run ends, whatever the interrupted work threw on its way out (an approval

@@ -12,8 +12,8 @@ import { runStop } from './run-stop.ts';
 import type { StateStore } from './state-store.ts';
 import type { TaskFiles } from './fs/task-files.ts';
 
-/** Receives every journaled frame of a run, as it is appended. */
-export type RunListener = (frame: EventFrame) => void;
+/** Receives every journaled frame of a run, as it is appended, with the run's task id. */
+export type RunListener = (frame: EventFrame, taskId: string) => void;
 
 /** The live parts of one run: its folder, contracts, journal, state and budgets. */
 export type Session = {
@@ -95,7 +95,7 @@ export function createSession(parts: SessionParts): Session {
     warnings,
     redact: parts.redact,
     emit(event) {
-      return emitToListeners(journal, listeners, event);
+      return emitToListeners(journal, listeners, event, spec.task_id);
     },
     boundary(changes = {}) {
       return writeBoundary(durable, changes);
@@ -172,11 +172,16 @@ function initialState(parts: SessionParts, budgets: BudgetTracker): StateFile {
   };
 }
 
-function emitToListeners(journal: Journal, listeners: Set<RunListener>, event: EventInput): EventFrame {
+function emitToListeners(
+  journal: Journal,
+  listeners: Set<RunListener>,
+  event: EventInput,
+  taskId: string,
+): EventFrame {
   const frame = journal.append(event);
   for (const listener of listeners) {
     try {
-      listener(frame);
+      listener(frame, taskId);
     } catch {
       // A listener's failure must not break the run or the journal.
     }
