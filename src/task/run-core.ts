@@ -13,7 +13,6 @@ import { openFileJournal } from './journal/file-journal.ts';
 import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 import type { Loop } from './loop.ts';
-import type { DoTaskResult } from './result.ts';
 import { memoryFor } from './run-context.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import { createSession, type RunListener, type Session } from './session.ts';

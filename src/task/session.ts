@@ -172,12 +172,7 @@ function initialState(parts: SessionParts, budgets: BudgetTracker): StateFile {
   };
 }
 
-function emitToListeners(
-  journal: Journal,
-  listeners: Set<RunListener>,
-  event: EventInput,
-  taskId: string,
-): EventFrame {
+function emitToListeners(journal: Journal, listeners: Set<RunListener>, event: EventInput, taskId: string): EventFrame {
   const frame = journal.append(event);
   for (const listener of listeners) {
     try {

@@ -29,7 +29,11 @@ describe('runs are addressed by task id', () => {
     const off = runner.subscribe(a.taskId, (frame) => seen.push(frame));
     const runs = [runner.run(a.taskId), runner.run({ taskId: b.taskId })];
     await Promise.all([pending(first), pending(second)]);
-    expect(runner.status({ taskId: a.taskId })).toMatchObject({ taskId: a.taskId, root: first, status: 'waiting_approval' });
+    expect(runner.status({ taskId: a.taskId })).toMatchObject({
+      taskId: a.taskId,
+      root: first,
+      status: 'waiting_approval',
+    });
     expect(runner.stop(a.taskId, 'stopped')).toBe(true);
     expect(runner.stop({ taskId: b.taskId }, 'cancelled')).toBe(true);
     const results = await Promise.all(runs);
