@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   process.stderr.write(
-    `agency needs Node.js 24 or newer; this is ${process.version}. Install it with scripts/ensure-node.sh.\n`,
+    `agency needs Node.js 24 or newer; this is ${process.version}. In a checkout, \`npm run agency -- …\` uses the ` +
+      'Node 24 that `npm ci` installed; elsewhere, install Node 24.\n',
   );
   process.exit(2);
 }
