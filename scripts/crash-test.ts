@@ -10,7 +10,7 @@ import { execFile, spawn } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { startSite } from '../examples/research/serve-site.ts';
+import { RECORDED_PORT, startSite } from '../examples/research/serve-site.ts';
 import { isTempFileName } from '../src/core/temp-files.ts';
 import type { EventFrame } from '../src/task/contracts/events.ts';
 import { stateSchema } from '../src/task/contracts/state.ts';
@@ -86,7 +86,9 @@ const stats = {
   killedAfterFinish: 0,
   maxKillsInOneRun: 0,
 };
-const site = await startSite();
+// The runs are separate `agency` processes replaying the cassette as recorded, so the site must be at the recorded
+// address (the demo, which runs in-process, serves it on any free port instead).
+const site = await startSite(RECORDED_PORT);
 try {
   const began = Date.now();
   const reference = await freshRoot('reference');
@@ -157,7 +159,7 @@ try {
     );
   }
 } finally {
-  site.close();
+  site.server.close();
 }
 
 // One kill in ten lands during start-up; the rest land after a random number of journal lines, plus a few

@@ -3,9 +3,11 @@
 //   npm run demo -- --example research --model openai:gpt-4o --record
 import { ScriptedModel } from '../../src/testing/index.ts';
 import { phaseOf, turnOf } from '../scripted-author.ts';
+import { RECORDED_SITE } from './serve-site.ts';
 
-const SURVEY = 'http://127.0.0.1:48213/survey.html';
-const RELEASE = 'http://127.0.0.1:48213/press-release.html';
+// The author answers as the cassette was recorded: with the recorded address, whatever port the site is on now.
+const SURVEY = `http://${RECORDED_SITE}/survey.html`;
+const RELEASE = `http://${RECORDED_SITE}/press-release.html`;
 
 const FINDINGS = `## Findings
 
