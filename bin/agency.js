@@ -2,6 +2,7 @@
 // The `agency` command. In a checkout it runs the TypeScript sources directly (Node >= 24 strips types); installed
 // as a package it runs the compiled dist/.
 import { existsSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +14,11 @@ if (major < 24) {
   );
   process.exit(2);
 }
+// Node keeps the compiled code, and the type-stripped sources, of the modules loaded below in its on-disk compile
+// cache (NODE_COMPILE_CACHE, or node-compile-cache in the OS temp dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so
+// a start after the first skips stripping and parsing. An entry is keyed by the file's content, so an edit is never
+// served stale, and a cache that cannot be used is skipped.
+enableCompileCache();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src', 'cli', 'main.ts');
 const inNodeModules = root.split(/[\\/]/).includes('node_modules');

@@ -1,4 +1,3 @@
-import { AgencyError } from '../core/errors.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Output } from './render.ts';
 
@@ -20,8 +19,10 @@ export type WrapAction = <A extends unknown[]>(
   action: (...args: A) => Promise<number>,
 ) => (...args: A) => Promise<void>;
 
-function exitCodeForError(error: unknown): number {
+// AgencyError (and the redactor behind it) is loaded only when a command fails, not on every start.
+async function exitCodeForError(error: unknown): Promise<number> {
   const code = (error as { exitCode?: number }).exitCode;
+  const { AgencyError } = await import('../core/errors.ts');
   const agency = AgencyError.isInstance(error) ? error : undefined;
   return (
     code ??
@@ -37,7 +38,7 @@ export function createWrapAction(err: Output, setExit: (code: number) => void): 
         setExit(await action(...args));
       } catch (error) {
         err.write(`agency: ${(error as Error).message}\n`);
-        setExit(exitCodeForError(error));
+        setExit(await exitCodeForError(error));
       }
     };
 }

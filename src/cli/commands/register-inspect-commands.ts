@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
-import { approvalsCommand, decideCommand, initCommand, statusCommand, stopCommand, tailCommand } from './inspect.ts';
+
+// A command's module is loaded when its action runs, so `agency --help` and a usage error never load the task layer.
+const commands = () => import('./inspect.ts');
 
 /** Registers `agency init`. */
 export function registerInitCommand(program: Command, wrap: WrapAction, out: Output): void {
@@ -10,7 +12,9 @@ export function registerInitCommand(program: Command, wrap: WrapAction, out: Out
     .description('Create a task folder: task/brief.md, progress/notes.md and progress/todo.md')
     .argument('<root>', 'the task folder to create')
     .option('--brief <text>', 'the goal and acceptance criteria to write into task/brief.md')
-    .action(wrap((root: string, options: { brief?: string }) => initCommand(root, options, out)));
+    .action(
+      wrap(async (root: string, options: { brief?: string }) => (await commands()).initCommand(root, options, out)),
+    );
 }
 
 /** Registers the read-only commands `agency tail`, `agency status` and `agency approvals`. */
@@ -21,21 +25,31 @@ export function registerInspectCommands(program: Command, wrap: WrapAction, out:
     .argument('<root>', 'the task folder')
     .option('-f, --follow', 'keep printing new events until the run finishes')
     .option('--json', 'print raw journal frames')
-    .action(wrap((root: string, options: { follow?: boolean; json?: boolean }) => tailCommand(root, options, out)));
+    .action(
+      wrap(async (root: string, options: { follow?: boolean; json?: boolean }) =>
+        (await commands()).tailCommand(root, options, out),
+      ),
+    );
 
   program
     .command('status')
     .description('Show where a run is: phase, status, budgets, pending approvals')
     .argument('<root>', 'the task folder')
     .option('--json', 'print machine-readable JSON')
-    .action(wrap((root: string, options: { json?: boolean }) => statusCommand(root, options, out)));
+    .action(
+      wrap(async (root: string, options: { json?: boolean }) => (await commands()).statusCommand(root, options, out)),
+    );
 
   program
     .command('approvals')
     .description('List pending approval requests')
     .argument('<root>', 'the task folder')
     .option('--json', 'print machine-readable JSON')
-    .action(wrap((root: string, options: { json?: boolean }) => approvalsCommand(root, options, out)));
+    .action(
+      wrap(async (root: string, options: { json?: boolean }) =>
+        (await commands()).approvalsCommand(root, options, out),
+      ),
+    );
 }
 
 /** Registers `agency approve` and `agency deny`, which write a pending request's decision file. */
@@ -52,8 +66,8 @@ export function registerDecisionCommands(program: Command, wrap: WrapAction, out
       .option('--by <name>', 'who decides (default: $USER)')
       .option('--reason <text>', 'why, kept in the decision file')
       .action(
-        wrap((root: string, id: string, options: { by?: string; reason?: string }) =>
-          decideCommand(root, id, decision, options, out),
+        wrap(async (root: string, id: string, options: { by?: string; reason?: string }) =>
+          (await commands()).decideCommand(root, id, decision, options, out),
         ),
       );
   }
@@ -65,5 +79,5 @@ export function registerStopCommand(program: Command, wrap: WrapAction, out: Out
     .command('stop')
     .description('Ask a run to stop at its next step boundary (writes progress/STOP)')
     .argument('<root>', 'the task folder')
-    .action(wrap((root: string) => stopCommand(root, out)));
+    .action(wrap(async (root: string) => (await commands()).stopCommand(root, out)));
 }

@@ -3,7 +3,10 @@ import type { ModelPrice } from '../../core/model-catalog.ts';
 import { parsePriceOverride } from '../../core/price-override.ts';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
-import { runCommand } from './run.ts';
+
+// `run.ts` loads the whole runtime (runner, models, tools); it is imported when `run` or `resume` starts, so
+// `agency --help` and the other commands never pay for it.
+const commands = () => import('./run.ts');
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -88,7 +91,7 @@ export function registerRunCommands(program: Command, wrap: WrapAction, out: Out
       .command('run')
       .description('Start a task and run it to the end (exit codes: docs/cli.md)')
       .argument('<root>', 'the task folder'),
-  ).action(wrap((root: string, options) => runCommand(root, options, 'start', out)));
+  ).action(wrap(async (root: string, options) => (await commands()).runCommand(root, options, 'start', out)));
   addRunOptions(
     program
       .command('resume')
@@ -97,5 +100,5 @@ export function registerRunCommands(program: Command, wrap: WrapAction, out: Out
           'killed; --max-* options raise its budgets',
       )
       .argument('<root>', 'the task folder'),
-  ).action(wrap((root: string, options) => runCommand(root, options, 'resume', out)));
+  ).action(wrap(async (root: string, options) => (await commands()).runCommand(root, options, 'resume', out)));
 }

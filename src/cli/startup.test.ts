@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const repo = join(import.meta.dirname, '../..');
+const agency = join(repo, 'bin/agency.js');
+const exec = promisify(execFile);
+
+// Prints, at exit, every module the process resolved: the repo's files by path, packages by name.
+const listModules = `data:text/javascript,${encodeURIComponent(`
+  import { registerHooks } from 'node:module';
+  const seen = new Set();
+  registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); seen.add(result.url); return result; } });
+  process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify([...seen]) + '\\n'));
+`)}`;
+
+async function loadedBy(args: string[]): Promise<{ files: string[]; packages: string[]; stdout: string }> {
+  const { stdout, stderr } = await exec(process.execPath, ['--import', listModules, agency, ...args]);
+  const urls = JSON.parse(/^MODULES (.*)$/m.exec(stderr)?.[1] ?? '[]') as string[];
+  const paths = urls.filter((url) => url.startsWith('file:')).map((url) => relative(repo, fileURLToPath(url)));
+  const packages = new Set(paths.flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.slice(1) ?? []));
+  return { files: paths.filter((path) => !path.includes('node_modules')), packages: [...packages], stdout };
+}
+
+describe('agency start-up', () => {
+  it.each([
+    [[], 'agency'],
+    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop'].map(
+      (command) => [[command], command] as [string[], string],
+    ),
+  ])('%j --help prints what it always has', async (args, fixture) => {
+    const { stdout } = await exec(process.execPath, [agency, ...args, '--help']);
+    expect(stdout).toBe(await readFile(join(import.meta.dirname, '__fixtures__/help', `${fixture}.txt`), 'utf8'));
+  });
+
+  it('--help loads the command line and commander, and nothing of the runtime', async () => {
+    const { files, packages, stdout } = await loadedBy(['--help']);
+    expect(stdout).toMatch(/^Usage: agency /);
+    expect(packages).toEqual(['commander']);
+    expect(files.filter((path) => !path.startsWith('src/cli/') && path !== 'bin/agency.js')).toEqual([]);
+    expect(files).not.toContain('src/cli/commands/run.ts');
+    expect(files).not.toContain('src/cli/commands/inspect.ts');
+  });
+
+  it('status loads its own command, not the runner, the models or the tools', async () => {
+    const { files, packages, stdout } = await loadedBy(['status', join(repo, 'examples/research')]);
+    expect(stdout).toContain('not started');
+    expect(files).toContain('src/cli/commands/inspect.ts');
+    expect(files).not.toContain('src/cli/commands/run.ts');
+    expect(files.filter((path) => /^src\/(model|tools|agent|sandbox)\/|^src\/task\/runner\.ts$/.test(path))).toEqual(
+      [],
+    );
+    expect(packages.filter((name) => name.startsWith('@ai-sdk/'))).toEqual([]);
+  });
+});
