@@ -1,18 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as prettier from 'prettier';
+import { writeDocsBlock } from '../docs-block.ts';
 import { threadPoolDurableFs } from '../../src/task/fs/durable-fs.ts';
 import { measureDurableStep, measureReferenceSteps } from './durable-step.ts';
 import { measureAppend, measureCheckpoint, measureGroupCommit, measurePerEvent } from './measure.ts';
 import { type JournalReport, reportLines, runFails, TARGETS, targetLines, targetResults } from './report.ts';
 
 const ROOT = new URL('../../', import.meta.url);
-const DOCS = new URL('docs/benchmarks.md', ROOT);
-const BEGIN = '<!-- journal-results:begin -->';
-const END = '<!-- journal-results:end -->';
 
 const HELP = `npm run bench -- journal [--quick] [--dir <path>]
 
@@ -86,7 +82,7 @@ export async function main(args: string[]): Promise<void> {
     console.log(`${lines.join('\n')}\n\n${targets.join('\n')}\n\n${report.elapsedSeconds} s`);
     const name = config.mode === 'quick' ? 'journal.quick.json' : 'journal.json';
     writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
-    if (config.mode === 'full') await updateDocs(report, lines, targets);
+    if (config.mode === 'full') await writeDocsBlock('journal-results', docsBlock(report, lines, targets));
     if (runFails(config.mode, results)) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -123,23 +119,9 @@ function filesystemOf(dir: string): string {
   }
 }
 
-// Only the generated block between the markers is replaced; the prose around it is written by hand.
-async function updateDocs(report: JournalReport, lines: string[], targets: string[]): Promise<void> {
-  let docs: string;
-  try {
-    docs = readFileSync(DOCS, 'utf8');
-  } catch {
-    console.error('docs/benchmarks.md is missing; not updated');
-    return;
-  }
-  const begin = docs.indexOf(BEGIN);
-  const end = docs.indexOf(END);
-  if (begin < 0 || end < begin) {
-    console.error(`docs/benchmarks.md has no ${BEGIN} … ${END} section; not updated`);
-    return;
-  }
+function docsBlock(report: JournalReport, lines: string[], targets: string[]): string {
   const { machine: host, disk } = report;
-  const generated = [
+  return [
     `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${host.loadAverage1m}), ` +
       `Node ${host.node}, ${host.platform}, on ${disk.filesystem}. The whole run took ${report.elapsedSeconds} s.`,
     '',
@@ -147,9 +129,4 @@ async function updateDocs(report: JournalReport, lines: string[], targets: strin
     '',
     ...targets.map((line) => `- ${line}`),
   ].join('\n');
-  // Formatted as Prettier would, so `npm run lint` stays clean after a run; only this block is touched.
-  const options = (await prettier.resolveConfig(fileURLToPath(DOCS))) ?? {};
-  const formatted = await prettier.format(generated, { ...options, parser: 'markdown' });
-  const section = `${BEGIN}\n\n${formatted}\n${END}`;
-  writeFileSync(DOCS, docs.slice(0, begin) + section + docs.slice(end + END.length));
 }

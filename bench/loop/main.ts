@@ -1,8 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as prettier from 'prettier';
+import { writeDocsBlock } from '../docs-block.ts';
 import type { ChildRequest } from './child.ts';
 import { FULL, type LoopConfig, QUICK } from './config.ts';
 import { FRAMEWORKS } from './frameworks.ts';
@@ -11,9 +10,6 @@ import { figuresTable, type FrameworkResult, ratios, ratiosTable, targetLines } 
 import { runChild } from './spawn-child.ts';
 
 const ROOT = new URL('../../', import.meta.url);
-const DOCS = new URL('docs/benchmarks.md', ROOT);
-const BEGIN = '<!-- loop-results:begin -->';
-const END = '<!-- loop-results:end -->';
 
 const HELP = `npm run bench -- loop [--quick] [--only agency,ai-sdk] [--metric cpu,heap,construct]
 
@@ -92,7 +88,9 @@ export async function main(args: string[]): Promise<void> {
   const name = config.mode === 'quick' ? 'loop.quick.json' : 'loop.json';
   if (!filtered) writeFileSync(new URL(`bench/results/${name}`, ROOT), `${JSON.stringify(report, null, 2)}\n`);
   const complete = !filtered && Object.values(results).every((result) => result.errors.length === 0);
-  if (config.mode === 'full' && complete) await updateDocs(report, figures, ratioTable, targets);
+  if (config.mode === 'full' && complete) {
+    await writeDocsBlock('loop-results', docsBlock(report, figures, ratioTable, targets));
+  }
   if (Object.values(results).some((result) => result.errors.length > 0)) process.exitCode = 1;
 }
 
@@ -121,8 +119,7 @@ function packageVersions(packages: string[]): Record<string, string> {
   return versions;
 }
 
-// The results section of docs/benchmarks.md is generated; the prose around it is written by hand.
-async function updateDocs(
+function docsBlock(
   report: {
     date: string;
     elapsedSeconds: number;
@@ -132,20 +129,13 @@ async function updateDocs(
   figures: string,
   ratioTable: string,
   targets: string[],
-): Promise<void> {
-  const docs = existsSync(DOCS) ? readFileSync(DOCS, 'utf8') : '';
-  const begin = docs.indexOf(BEGIN);
-  const end = docs.indexOf(END);
-  if (begin < 0 || end < begin) {
-    console.error(`docs/benchmarks.md has no ${BEGIN} … ${END} section; not updated`);
-    return;
-  }
+): string {
   const { machine: host } = report;
   const versions = Object.entries(report.packages)
     .map(([name, version]) => `${name} ${String(version)}`)
     .join(', ');
   const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
-  const generated = [
+  return [
     `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel}, Node ${host.node}, ${host.platform}; ` +
       `${versions}. The whole run took ${report.elapsedSeconds} s; load average ${load(host.loadAverage.before)} ` +
       `before and ${load(host.loadAverage.after)} after. CPU cells are the median batch, with the fastest batch in ` +
@@ -157,9 +147,4 @@ async function updateDocs(
     '',
     ...targets.map((line) => `- ${line}`),
   ].join('\n');
-  // Formatted as Prettier would, so `npm run lint` stays clean after a run; only this block is touched.
-  const options = (await prettier.resolveConfig(fileURLToPath(DOCS))) ?? {};
-  const formatted = await prettier.format(generated, { ...options, parser: 'markdown' });
-  const section = `${BEGIN}\n\n${formatted}\n${END}`;
-  writeFileSync(DOCS, docs.slice(0, begin) + section + docs.slice(end + END.length));
 }
