@@ -1,6 +1,12 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { stateSchema } from './state.ts';
+
+// ajv is loaded when the first state is checked, i.e. by a run writing its state: the commands that only read a
+// task folder (agency status, tail, approvals) import this module through the state store and would otherwise pay
+// about 25 ms at every start for a validator they never call. ajv is CommonJS, so it can be required synchronously.
+const require = createRequire(import.meta.url);
 
 /** The first problem found in a state: the field (dotted, quoted) and what is wrong with it. */
 export type StateProblem = { field: string; message: string };
@@ -22,6 +28,7 @@ export function findStateProblem(state: unknown): StateProblem | undefined {
 }
 
 function compile(): ValidateFunction {
+  const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
   return ajv.compile(finiteNumbers(z.toJSONSchema(stateSchema, { target: 'draft-2020-12', io: 'output' })));
 }
