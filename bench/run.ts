@@ -11,6 +11,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     description: 'journal append cost, group commit, fsync per event against the raw floor, state checkpoints',
     run: async (args) => (await import('./journal/main.ts')).main(args),
   },
+  cli: {
+    description: 'start-up of `agency --help` and `agency status` against a bare Node process and peer CLIs',
+    run: async (args) => (await import('./cli/main.ts')).main(args),
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);
