@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ModelPrice } from '../../core/model-catalog.ts';
-import { parsePriceOverride } from '../../core/price-override.ts';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
 
@@ -20,12 +19,28 @@ function positiveNumber(value: string): number {
   return number;
 }
 
-function collectPrice(value: string, prices: Array<[string, ModelPrice]>): Array<[string, ModelPrice]> {
-  try {
-    return [...prices, parsePriceOverride(value)];
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
+// `--price` values are collected as given and parsed just before `run` or `resume` acts, so that registering the
+// commands loads no price (or error and redaction) code. A bad one is refused exactly as commander refuses any bad
+// option value, with the same message and the help after it.
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+async function parsePrices(command: Command): Promise<void> {
+  const given = command.getOptionValue('price') as string[];
+  if (given.length === 0) return;
+  const { parsePriceOverride } = await import('../../core/price-override.ts');
+  const prices: Array<[string, ModelPrice]> = given.map((value) => {
+    try {
+      return parsePriceOverride(value);
+    } catch (error) {
+      return command.error(
+        `error: option '--price <model=in/out>' argument '${value}' is invalid. ${(error as Error).message}`,
+        { code: 'commander.invalidArgument' },
+      );
+    }
+  });
+  command.setOptionValue('price', prices);
 }
 
 // The choices are spelled out rather than imported, so that registering the commands loads no config code.
@@ -50,7 +65,7 @@ function addRunOptions(command: Command): Command {
     .option(
       '--price <model=in/out>',
       'a model price in USD per million tokens: <model>=<input>/<output>[/<cached input>[/<cache write>]]; repeatable',
-      collectPrice,
+      collect,
       [],
     )
     .option('--max-tokens <n>', 'the most tokens to spend', positiveInteger)
@@ -90,7 +105,8 @@ export function registerRunCommands(program: Command, wrap: WrapAction, out: Out
     program
       .command('run')
       .description('Start a task and run it to the end (exit codes: docs/cli.md)')
-      .argument('<root>', 'the task folder'),
+      .argument('<root>', 'the task folder')
+      .hook('preAction', (command) => parsePrices(command)),
   ).action(wrap(async (root: string, options) => (await commands()).runCommand(root, options, 'start', out)));
   addRunOptions(
     program
@@ -99,6 +115,7 @@ export function registerRunCommands(program: Command, wrap: WrapAction, out: Out
         'Continue a run that was stopped, cancelled, out of budget, left with an expired approval, failed or ' +
           'killed; --max-* options raise its budgets',
       )
-      .argument('<root>', 'the task folder'),
+      .argument('<root>', 'the task folder')
+      .hook('preAction', (command) => parsePrices(command)),
   ).action(wrap(async (root: string, options) => (await commands()).runCommand(root, options, 'resume', out)));
 }
