@@ -65,7 +65,7 @@ export async function main(args: string[]): Promise<void> {
 
   const figures = figuresTable(results);
   const ratioTable = ratiosTable(results);
-  const targets = targetLines(results);
+  const { lines: targets, missed } = targetLines(results);
   console.log(`\n${figures}\n\n${ratioTable}\n\n${targets.join('\n')}\n\n${elapsedSeconds} s`);
 
   const report = {
@@ -92,6 +92,11 @@ export async function main(args: string[]): Promise<void> {
     await writeDocsBlock('loop-results', docsBlock(report, figures, ratioTable, targets));
   }
   if (Object.values(results).some((result) => result.errors.length > 0)) process.exitCode = 1;
+  // Like the journal bench: a full run fails on a missed target; a quick run only reports it.
+  if (config.mode === 'full' && !filtered && missed > 0) {
+    console.error(`${missed} target(s) missed`);
+    process.exitCode = 1;
+  }
 }
 
 function requestFor(metric: ChildRequest['metric'], config: LoopConfig): ChildRequest {

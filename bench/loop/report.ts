@@ -103,12 +103,16 @@ export function ratiosTable(results: Record<string, FrameworkResult>): string {
   return markdownTable(header, rows);
 }
 
-/** Each target, met or missed, with the measured value. */
-export function targetLines(results: Record<string, FrameworkResult>): string[] {
+/** Each target, met or missed, with the measured value; `missed` counts the misses. */
+export function targetLines(results: Record<string, FrameworkResult>): { lines: string[]; missed: number } {
   const agency = results.agency;
-  if (!agency) return [];
   const lines: string[] = [];
-  const mark = (met: boolean) => (met ? 'met' : 'MISSED');
+  let missed = 0;
+  if (!agency) return { lines, missed };
+  const mark = (met: boolean) => {
+    if (!met) missed++;
+    return met ? 'met' : 'MISSED';
+  };
   for (const figure of agency.cpu ?? []) {
     const peers = Object.entries(results)
       .filter(([id]) => id !== 'agency')
@@ -132,7 +136,7 @@ export function targetLines(results: Record<string, FrameworkResult>): string[] 
         `${(bytesPerAgent / 1024).toFixed(2)} KiB/agent (target ≤ 8: ${mark(bytesPerAgent <= 8 * 1024)})`,
     );
   }
-  return lines;
+  return { lines, missed };
 }
 
 function markdownTable(header: string[], rows: string[][]): string {

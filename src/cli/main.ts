@@ -38,6 +38,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const out: Output = {
     write: (text) => void process.stdout.write(text),
     isTTY: process.stdout.isTTY === true,
+    colors: process.stdout.isTTY === true && process.stdout.hasColors(),
     columns: process.stdout.columns,
   };
   const err: Output = { write: (text) => void process.stderr.write(text), isTTY: process.stderr.isTTY === true };

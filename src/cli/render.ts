@@ -1,16 +1,20 @@
+import { styleText } from 'node:util';
 import type { EventFrame } from '../task/contracts/events.ts';
 import type { DoTaskResult } from '../task/result.ts';
 
-/** Where the CLI writes; a TTY gets colours and a live status line. */
-export type Output = { write(text: string): void; isTTY: boolean; columns?: number };
+/**
+ * Where the CLI writes. A TTY gets a live status line; `colors` (a TTY whose terminal has colours and no
+ * `NO_COLOR`, as `tty.WriteStream#hasColors` decides) gets colours.
+ */
+export type Output = { write(text: string): void; isTTY: boolean; colors?: boolean; columns?: number };
 
-const COLOURS: Record<string, string> = { red: '31', green: '32', yellow: '33', cyan: '36', dim: '2', bold: '1' };
+type Colour = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
 
-function paint(out: Output, colour: keyof typeof COLOURS, text: string): string {
-  return out.isTTY ? `\x1b[${COLOURS[colour]}m${text}\x1b[0m` : text;
+function paint(out: Output, colour: Colour, text: string): string {
+  return out.colors === true ? styleText(colour, text, { validateStream: false }) : text;
 }
 
-function colourOf(frame: EventFrame): keyof typeof COLOURS | undefined {
+function colourOf(frame: EventFrame): Colour | undefined {
   if (
     frame.type === 'error' ||
     frame.type === 'verify.fail' ||
