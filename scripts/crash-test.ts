@@ -48,6 +48,9 @@ const args = (mode: 'run' | 'resume', root: string) => [
   `replay:${cassette}`,
   '--approvals',
   'auto',
+  // The operator allows the research site; the task's own agency.json may only narrow that.
+  '--allow-host',
+  `127.0.0.1:${RECORDED_PORT}`,
   '--json',
 ];
 
