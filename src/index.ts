@@ -74,6 +74,12 @@ export { type ReplayModel, type ReplayModelOptions, replayModel } from './model/
 export { classifyModelError, type ModelErrorClass, type ModelErrorInfo } from './model/classify-error.ts';
 export { type ModelSpec, parseModelSpec } from './model/model-spec.ts';
 export { type ResolveModelOptions, resolveModel } from './model/resolve-model.ts';
+export {
+  isStrictJsonSchema,
+  type JsonAnswerRequest,
+  jsonAnswerRequest,
+  type JsonAnswerSpec,
+} from './model/response-format.ts';
 export { resultToStreamParts, streamPartsToResult } from './model/stream-convert.ts';
 
 // agent
@@ -82,6 +88,12 @@ export { halt, type Processor, type ProcessorContext, type ProcessorVerdict, sus
 export { type AgentHandle, type SpawnState, spawn } from './agent/spawn.ts';
 export { SUSPENDED_RUN_SCHEMA, type SerializedRun, type SuspendBudget, type Suspended } from './agent/suspend.ts';
 export { SYNTHESIS_INSTRUCTION } from './agent/run-loop.ts';
+export {
+  extractJson,
+  type ParsedAnswer,
+  parseStructuredAnswer,
+  type StructuredOutputOptions,
+} from './agent/structured-output.ts';
 export { TRUNCATION_MARKER } from './agent/history.ts';
 export {
   type Agent,
@@ -111,6 +123,7 @@ export {
   type ToolContext,
   type ToolEffect,
   type ToolTask,
+  toModelJsonSchema,
 } from './tools/define-tool.ts';
 export { type RunToolCallOptions, runToolCall, type ToolCall, type ToolCallOutcome } from './tools/run-tool-call.ts';
 export { isSuspendRequest, requestSuspend, type SuspendRequest } from './tools/suspend-request.ts';

@@ -9,6 +9,7 @@ import { resolveModel } from '../model/resolve-model.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import type { Processor } from './processors.ts';
 import type { RunContext } from './run-context.ts';
+import type { StructuredOutputOptions } from './structured-output.ts';
 import type { SuspendBudget } from './suspend.ts';
 import type { AgentTask } from './types.ts';
 
@@ -18,8 +19,11 @@ export type ModelInput = string | LanguageModelV4 | ModelChain;
 /** What dynamic configuration functions receive. */
 export type DynamicContext = { signal: AbortSignal };
 
-/** Options for `LLMAgent` (`./llm-agent.ts`). */
-export type LLMAgentOptions = {
+/**
+ * Options for `LLMAgent` (`./llm-agent.ts`). `schema` (with `schemaName`, `schemaDescription` and `maxRepairs`)
+ * makes every execution's final answer a structured one, `result.object`, typed `OBJECT`.
+ */
+export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<OBJECT>> & {
   name: string;
   /** @default '' */
   description?: string;

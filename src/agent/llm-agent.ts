@@ -5,6 +5,7 @@ import { emptyUsage } from '../core/usage.ts';
 import { createModelCaller, type ModelCaller } from '../model/call-model.ts';
 import type { ModelChain } from '../model/capabilities.ts';
 import type { Tool } from '../tools/define-tool.ts';
+import type { z } from 'zod';
 import { createToolRegistry, type ToolRegistry, toolsByName } from '../tools/tool-registry.ts';
 import { createEventChannel } from './event-channel.ts';
 import { isoTime } from './iso-time.ts';
@@ -12,6 +13,7 @@ import { callParams, chainOf, checkAgentOptions, type LLMAgentOptions, type Mode
 import type { RunContext } from './run-context.ts';
 import { runLoop } from './run-loop.ts';
 import { messageChars, type RunState } from './run-state.ts';
+import { prepareStructuredOutput, type StructuredOutput } from './structured-output.ts';
 import {
   checkpointOf,
   createSuspended,
@@ -25,16 +27,21 @@ export type { DynamicContext, LLMAgentOptions, ModelInput } from './llm-agent-op
 
 /**
  * The standard agent: it calls the model, runs the tools it asks for (in parallel when there are several), feeds
- * the results back and repeats until the model answers without tool calls.
+ * the results back and repeats until the model answers without tool calls. With a `schema`, that answer is a
+ * structured one: JSON the result carries parsed and typed as `result.object`.
  *
  * @example
  * const agent = new LLMAgent({ name: 'calc', model: 'openai:gpt-4o', tools: [add] });
  * const result = await agent.execute({ input: 'What is 2 + 3?' });
+ *
+ * const typed = new LLMAgent({ name: 'calc', model: 'openai:gpt-4o', tools: [add], schema: z.object({ sum: z.number() }) });
+ * const { object } = await typed.execute({ input: 'What is 2 + 3?' }); // object?.sum: number
  */
-export class LLMAgent implements StreamingAgent {
+export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
   readonly name: string;
   readonly description: string;
-  private readonly options: LLMAgentOptions;
+  private readonly options: LLMAgentOptions<OBJECT>;
+  private readonly structured: StructuredOutput | undefined;
   private readonly chain: ModelChain | undefined;
   private readonly tools: readonly Tool[];
   private readonly now: () => number;
@@ -44,8 +51,11 @@ export class LLMAgent implements StreamingAgent {
   private registryOrUndefined: ToolRegistry | undefined;
   private ledgerOrUndefined: SuspendLedger | undefined;
 
-  constructor(options: LLMAgentOptions) {
+  /** @throws AgencyError `invalid_argument` naming the option to fix. */
+  constructor(options: LLMAgentOptions<OBJECT>) {
     checkAgentOptions(options);
+    this.structured =
+      options.schema === undefined ? undefined : prepareStructuredOutput({ ...options, schema: options.schema });
     this.name = options.name;
     this.description = options.description ?? '';
     this.options = options;
@@ -61,11 +71,17 @@ export class LLMAgent implements StreamingAgent {
     return { snapshots: this.ledgerOrUndefined?.snapshots ?? 0, bytes: this.ledgerOrUndefined?.bytes ?? 0 };
   }
 
-  execute(task: AgentTask, options: ExecuteOptions = {}): Promise<AgentResult> {
+  /** Runs the task to its end. Never rejects for a run-time failure: that is in the result. */
+  execute<T>(task: AgentTask, options: ExecuteOptions & { schema: z.ZodType<T> }): Promise<AgentResult<T>>;
+  execute(task: AgentTask, options?: ExecuteOptions): Promise<AgentResult<OBJECT>>;
+  execute(task: AgentTask, options: ExecuteOptions = {}): Promise<AgentResult<OBJECT>> {
     return this.start(task, options, false, options.onEvent);
   }
 
-  stream(task: AgentTask, options: Omit<ExecuteOptions, 'onEvent'> = {}): AgentStream {
+  /** Runs the task, yielding its events; text deltas of a structured answer are its JSON as it is written. */
+  stream<T>(task: AgentTask, options: Omit<ExecuteOptions, 'onEvent'> & { schema: z.ZodType<T> }): AgentStream<T>;
+  stream(task: AgentTask, options?: Omit<ExecuteOptions, 'onEvent'>): AgentStream<OBJECT>;
+  stream(task: AgentTask, options: Omit<ExecuteOptions, 'onEvent'> = {}): AgentStream<OBJECT> {
     const stop = new AbortController();
     const channel = createEventChannel<AgentEvent>(() =>
       stop.abort(new AgencyError('aborted', 'The stream consumer stopped reading')),
@@ -81,7 +97,11 @@ export class LLMAgent implements StreamingAgent {
    * Resumes a run serialized with `suspended.serialize()`, in this process or another one with the same agent.
    * @throws AgencyError `suspension_invalid` when the document is malformed or belongs to another agent.
    */
-  async resumeSerialized(serialized: unknown, data?: JsonValue, options: ExecuteOptions = {}): Promise<AgentResult> {
+  async resumeSerialized(
+    serialized: unknown,
+    data?: JsonValue,
+    options: ExecuteOptions = {},
+  ): Promise<AgentResult<OBJECT>> {
     const state = parseSerializedRun(serialized, this.name);
     return this.continueRun(state, data, options);
   }
@@ -91,7 +111,7 @@ export class LLMAgent implements StreamingAgent {
     options: ExecuteOptions,
     streaming: boolean,
     emit?: (event: AgentEvent) => void,
-  ) {
+  ): Promise<AgentResult<OBJECT>> {
     checkTask(task);
     const signal = options.signal ?? new AbortController().signal;
     const state: RunState = {
@@ -114,7 +134,7 @@ export class LLMAgent implements StreamingAgent {
     };
     let context: RunContext;
     try {
-      context = await this.contextFor(task, signal, streaming, emit);
+      context = await this.contextFor(task, options, signal, streaming, emit);
       if (options.maxIterations !== undefined) context.maxIterations = options.maxIterations;
       const prompt = this.options.dynamicPrompt
         ? await this.options.dynamicPrompt(task, { signal })
@@ -131,7 +151,7 @@ export class LLMAgent implements StreamingAgent {
       return this.failBeforeStart(state, error, emit);
     }
     if (options.onCheckpoint) context.checkpoint = this.checkpointer(options.onCheckpoint);
-    return runLoop(context, state);
+    return runLoop(context, state) as Promise<AgentResult<OBJECT>>;
   }
 
   private checkpointer(onCheckpoint: NonNullable<ExecuteOptions['onCheckpoint']>) {
@@ -144,18 +164,19 @@ export class LLMAgent implements StreamingAgent {
     state: RunState,
     data: JsonValue | undefined,
     options: ExecuteOptions = {},
-  ): Promise<AgentResult> {
+  ): Promise<AgentResult<OBJECT>> {
     const signal = options.signal ?? new AbortController().signal;
-    const context = await this.contextFor(state.task, signal, false, options.onEvent);
+    const context = await this.contextFor(state.task, options, signal, false, options.onEvent);
     if (options.maxIterations !== undefined) context.maxIterations = options.maxIterations;
     if (data !== undefined) context.resumeData = data;
     if (options.onCheckpoint) context.checkpoint = this.checkpointer(options.onCheckpoint);
     delete state.suspendPayload;
-    return runLoop(context, state);
+    return runLoop(context, state) as Promise<AgentResult<OBJECT>>;
   }
 
   private async contextFor(
     task: AgentTask,
+    execution: ExecuteOptions,
     signal: AbortSignal,
     streaming: boolean,
     emit: ((event: AgentEvent) => void) | undefined,
@@ -181,6 +202,7 @@ export class LLMAgent implements StreamingAgent {
         maxBytes: options.maxAttachmentBytes ?? 50 * 1024 * 1024,
       },
       ...(options.catalog ? { catalog: options.catalog } : {}),
+      ...structuredField(this.structuredFor(execution)),
       streaming,
       ...(emit ? { emit } : {}),
       signal,
@@ -193,12 +215,20 @@ export class LLMAgent implements StreamingAgent {
             ttlMs: options.suspendTtlMs ?? 30 * 60_000,
             now: this.now,
             newId: () => this.newId('sus'),
-            continueRun: (next, data, resumeOptions) => this.continueRun(next, data, resumeOptions),
+            // A resumed run keeps the schema its execution asked for.
+            continueRun: (next, data, resumeOptions) =>
+              this.continueRun(next, data, { ...structuredOptionsOf(execution), ...resumeOptions }),
           },
           state,
           payload,
         ),
     };
+  }
+
+  // An execution's own schema replaces the agent's.
+  private structuredFor(execution: ExecuteOptions): StructuredOutput | undefined {
+    if (execution.schema === undefined) return this.structured;
+    return prepareStructuredOutput({ ...execution, schema: execution.schema });
   }
 
   private newId(prefix: IdPrefix): string {
@@ -221,9 +251,9 @@ export class LLMAgent implements StreamingAgent {
     });
   }
 
-  private failBeforeStart(state: RunState, error: unknown, emit?: (event: AgentEvent) => void): AgentResult {
+  private failBeforeStart(state: RunState, error: unknown, emit?: (event: AgentEvent) => void): AgentResult<OBJECT> {
     const wrapped = AgencyError.from(error);
-    const result: AgentResult = {
+    const result: AgentResult<OBJECT> = {
       id: state.runId,
       success: false,
       output: '',
@@ -255,4 +285,18 @@ function checkTask(task: AgentTask): void {
 
 function userInput(task: AgentTask): UserMessage {
   return { role: 'user', content: [{ type: 'text', text: task.input }, ...(task.attachments ?? [])] };
+}
+
+function structuredField(structured: StructuredOutput | undefined): { structured?: StructuredOutput } {
+  return structured === undefined ? {} : { structured };
+}
+
+function structuredOptionsOf({ schema, schemaName, schemaDescription, maxRepairs }: ExecuteOptions): ExecuteOptions {
+  if (schema === undefined) return {};
+  return {
+    schema,
+    ...(schemaName === undefined ? {} : { schemaName }),
+    ...(schemaDescription === undefined ? {} : { schemaDescription }),
+    ...(maxRepairs === undefined ? {} : { maxRepairs }),
+  };
 }

@@ -5,6 +5,7 @@ import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { AttachmentLimits } from './attachments.ts';
 import type { Processor } from './processors.ts';
 import type { RunState } from './run-state.ts';
+import type { StructuredOutput } from './structured-output.ts';
 import type { Suspended } from './suspend.ts';
 import type { AgentEvent } from './types.ts';
 
@@ -20,6 +21,8 @@ export type RunContext = {
   /** Characters of history above which old tool results are summarised; negative disables. */
   compressThreshold: number;
   attachmentLimits: AttachmentLimits;
+  /** The structured answer this execution asks for, if any. */
+  structured?: StructuredOutput;
   catalog?: ModelCatalog;
   /** Stream model calls and emit text deltas. */
   streaming: boolean;

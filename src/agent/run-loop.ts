@@ -64,7 +64,7 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
           if (isStop(verdict)) return endingOfStop(verdict);
           if (verdict) replaceMessages(state, verdict.messages);
         }
-        state.stage = { at: 'model', synthesis: false };
+        state.stage = { at: 'model', synthesis: stage.synthesis === true };
         break;
       }
       case 'model': {
@@ -161,6 +161,7 @@ function finish(context: RunContext, state: RunState, ending: Ending): AgentResu
     id: state.runId,
     success: reason === 'stop' || reason === 'max-iterations' || reason === 'halted',
     output: ending.output ?? '',
+    ...('object' in ending ? { object: ending.object } : {}),
     ...(state.thinking === undefined ? {} : { thinking: state.thinking }),
     attachments: state.attachments,
     usage: state.usage,

@@ -12,13 +12,21 @@ import type { ModelTurn, ModelTurnOptions } from './model-turn.ts';
 import { isHalt, isSuspend } from './processors.ts';
 import { type RunContext, takeResumeData } from './run-context.ts';
 import { messageChars, type RunStage, type RunState } from './run-state.ts';
+import { checkStructuredAnswer } from './structured-answer.ts';
 import type { AgentFinishReason, Attachment } from './types.ts';
 
 // The synchronous work of each stage of the run loop. The awaits stay in the loop's own switch: a function per stage
 // would add an async call and an await to every stage of every step.
 
 /** How a run ended, before it is turned into a result. */
-export type Ending = { reason: AgentFinishReason; output?: string; error?: AgencyError; payload?: JsonValue };
+export type Ending = {
+  reason: AgentFinishReason;
+  output?: string;
+  /** The answer parsed with the execution's schema. */
+  object?: unknown;
+  error?: AgencyError;
+  payload?: JsonValue;
+};
 
 type StopVerdict = { halt: string } | { suspend: JsonValue };
 type PostStage = Extract<RunStage, { at: 'post' }>;
@@ -89,7 +97,11 @@ export function modelTurnOptions(
   onRetry: (retry: RetryEvent) => void,
 ): ModelTurnOptions {
   // A fresh array per call: the model (or a recorder) may keep the request it was given.
-  const request: ModelRequest = { prompt: prompt.of(state.messages).slice(), ...context.params };
+  const request: ModelRequest = {
+    prompt: prompt.of(state.messages).slice(),
+    ...context.params,
+    ...context.structured?.request,
+  };
   if (context.registry.names().length > 0) {
     request.tools = context.registry.definitions() as ModelRequest['tools'];
     if (synthesis) request.toolChoice = { type: 'none' };
@@ -129,7 +141,10 @@ export function recordModelTurn(context: RunContext, state: RunState, turn: Mode
   state.stage = { at: 'post', processor: 0, response: turn.response, synthesis };
 }
 
-/** Appends the model's answer; returns the ending when there are no tool calls to run. */
+/**
+ * Appends the model's answer; returns the ending when there are no tool calls to run and the answer is final (with
+ * a schema: valid, or out of repair turns).
+ */
 export function acceptResponse(
   context: RunContext,
   state: RunState,
@@ -148,7 +163,8 @@ export function acceptResponse(
       ? { ...response, content: response.content.filter((part) => part.type !== 'tool-call') }
       : response;
     appendMessage(state, kept);
-    return { reason: synthesis ? 'max-iterations' : 'stop', output: textOfResponse(kept) };
+    const ending = { reason: synthesis ? 'max-iterations' : 'stop', output: textOfResponse(kept) } as const;
+    return checkStructuredAnswer(context, state, ending, synthesis);
   }
   state.iterationStarts.push(state.messages.length);
   appendMessage(state, response);

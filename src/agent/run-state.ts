@@ -7,7 +7,8 @@ import type { AgentTask, Attachment, StepTrace } from './types.ts';
 
 /** Where a run is in its loop. A suspended run records it, so resume continues exactly there. */
 export type RunStage =
-  | { at: 'pre'; processor: number }
+  /** `synthesis`: the iteration was started by a repair turn after the synthesis call, so it stays without tools. */
+  | { at: 'pre'; processor: number; synthesis?: boolean }
   | { at: 'model'; synthesis: boolean }
   | { at: 'post'; processor: number; response: AssistantMessage; synthesis: boolean }
   | {
@@ -46,6 +47,8 @@ export type RunState = {
   attachments: Attachment[];
   attachmentBytes: number;
   synthesized: boolean;
+  /** Repair turns taken because the answer did not match the execution's schema. */
+  repairs?: number;
   stage: RunStage;
   /** The payload of the suspension this state was saved for. */
   suspendPayload?: JsonValue;

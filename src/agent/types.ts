@@ -2,6 +2,7 @@ import type { ErrorCode } from '../core/error-codes.ts';
 import type { FilePart, ImagePart, JsonValue, Message } from '../core/messages.ts';
 import type { Usage } from '../core/usage.ts';
 import type { RetryEvent } from '../model/call-model.ts';
+import type { StructuredOutputOptions } from './structured-output.ts';
 import type { SerializedRun, Suspended } from './suspend.ts';
 
 /** An image or file passed in with a task or produced during a run. */
@@ -34,14 +35,19 @@ export type StepTrace = {
 /** Why a run ended. */
 export type AgentFinishReason = 'stop' | 'max-iterations' | 'halted' | 'suspended' | 'error' | 'aborted';
 
-/** What any agent returns. */
-export type AgentResult = {
+/** What any agent returns; `OBJECT` is the type of its structured answer, when it asked for one. */
+export type AgentResult<OBJECT = unknown> = {
   /** The run's id (`run_…`). */
   id: string;
   /** True when the run produced an answer: it stopped, hit the iteration cap and synthesized, or was halted. */
   success: boolean;
-  /** The final answer. */
+  /** The final answer, as text. With a `schema`, the JSON the model wrote. */
   output: string;
+  /**
+   * The final answer parsed and validated with the execution's `schema`. Absent without a schema, and when the run
+   * did not end with a valid answer (then `error.code` is `structured_output_invalid`, or the run failed otherwise).
+   */
+  object?: OBJECT;
   /** The model's last reasoning before the final answer. */
   thinking?: string;
   /** Files from the model and from tool results, within the attachment caps. */
@@ -68,8 +74,11 @@ export type AgentResult = {
   suspended?: Suspended;
 };
 
-/** Options for one execution. */
-export type ExecuteOptions = {
+/**
+ * Options for one execution. `schema` (with `schemaName`, `schemaDescription` and `maxRepairs`) asks for a
+ * structured answer for this execution only, in place of the agent's own.
+ */
+export type ExecuteOptions = Partial<StructuredOutputOptions> & {
   /** Cancels the run; in-flight tool calls resolve to error results at once. */
   signal?: AbortSignal;
   /** Earlier conversation, placed after the system prompt and memory, before the input. */
@@ -114,9 +123,9 @@ export type AgentEvent =
   | { type: 'error'; error: { code: ErrorCode; message: string } };
 
 /** The events of a streamed run, and its result. */
-export type AgentStream = AsyncIterable<AgentEvent> & {
+export type AgentStream<OBJECT = unknown> = AsyncIterable<AgentEvent> & {
   /** Resolves with the result when the run ends, however it ends. */
-  readonly result: Promise<AgentResult>;
+  readonly result: Promise<AgentResult<OBJECT>>;
 };
 
 /** An agent that can also stream its run as events. */

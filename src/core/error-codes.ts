@@ -41,6 +41,10 @@ export const ERROR_CODES = {
   suspend_budget_exceeded: { retryable: false, summary: 'Too many suspended runs, or too many bytes held by them.' },
   suspension_invalid: { retryable: false, summary: 'A serialized suspended run is malformed or for another agent.' },
   attachment_limit: { retryable: false, summary: 'The attachment count or byte cap was reached.' },
+  structured_output_invalid: {
+    retryable: false,
+    summary: "The model's answer did not match the requested schema, even after its repair turns.",
+  },
 
   // Governed tasks
   journal_not_durable: {

@@ -26,6 +26,7 @@ export type ResolveModelOptions = {
  * - `openai-chat:<model>`: OpenAI Chat Completions API, same variables.
  * - `anthropic:<model>`: key from `ANTHROPIC_API_KEY`, optional `ANTHROPIC_BASE_URL`.
  * - `openai-compatible:<baseURL>#<model>`: vLLM, llama.cpp, LM Studio, Ollama; optional `OPENAI_COMPATIBLE_API_KEY`.
+ *   A structured answer is asked for with `response_format: json_schema`.
  * - `replay:<cassette path>`: serves a recorded cassette offline.
  *
  * @throws AgencyError `invalid_model_spec` for a malformed spec, `missing_api_key` naming the variable to set.
@@ -56,6 +57,9 @@ export function resolveModel(spec: string | LanguageModelV4, options: ResolveMod
         name: 'openai-compatible',
         baseURL: parsed.baseURL,
         includeUsage: true,
+        // vLLM, llama.cpp, LM Studio and Ollama all take `response_format: json_schema`; LM Studio refuses the
+        // `json_object` the provider would send otherwise, and `json_object` does not tell the model the schema.
+        supportsStructuredOutputs: true,
         ...optional('apiKey', env.OPENAI_COMPATIBLE_API_KEY),
         ...optional('fetch', fetch),
       }).chatModel(parsed.modelId);

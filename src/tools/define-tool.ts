@@ -104,16 +104,28 @@ export function defineTool<Schema extends z.ZodType, Output>(
 }
 
 function toInputSchema(input: z.ZodType, invalid: (field: string, problem: string) => never): JSONSchema7 {
-  let schema: Record<string, unknown>;
+  let schema: JSONSchema7;
   try {
-    schema = z.toJSONSchema(input, { target: 'draft-7', io: 'input' });
+    schema = toModelJsonSchema(input);
   } catch (cause) {
     return invalid('input', `cannot be converted to JSON Schema (${(cause as Error).message})`);
   }
   if (schema.type !== 'object')
     invalid('input', 'must be an object schema, e.g. z.object({ … }); providers require it');
-  const { $schema: _dialect, ...rest } = schema;
-  return deepFreeze(closeObjects(rest));
+  return deepFreeze(schema);
+}
+
+/**
+ * The JSON Schema a model is given for a zod schema: draft 7, describing what the model writes (zod's input), with
+ * every object closed (`additionalProperties: false`) unless the schema says otherwise. Tool inputs and structured
+ * answers both use it.
+ * @throws Error when zod cannot express the schema in JSON Schema (transforms, custom types).
+ * @example
+ * toModelJsonSchema(z.object({ city: z.string() })) // { type: 'object', properties: …, additionalProperties: false }
+ */
+export function toModelJsonSchema(schema: z.ZodType): JSONSchema7 {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
+  return closeObjects(rest);
 }
 
 // Models add stray keys unless told not to; zod would strip them silently.
