@@ -1,5 +1,6 @@
 // Measures how much of each model request repeats the previous one from its start: the bytes a provider's prompt
-// cache can reuse (tool definitions, the system prompt, pinned memory, and any earlier turns kept as they were).
+// cache can reuse (tool definitions, the system prompt, pinned memory, the task context, and any earlier turns kept
+// as they were).
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 
 /** Wraps a model and measures its requests' stable prefix. */
@@ -12,7 +13,16 @@ export function measurePrefix(model: LanguageModelV4) {
   let previousFixed: string | undefined;
   const observe = (options: LanguageModelV4CallOptions) => {
     calls++;
-    const pieces = [JSON.stringify(options.tools ?? []), ...options.prompt.map((message) => JSON.stringify(message))];
+    // Compared part by part: provider caches reuse a prefix that ends inside a message (Anthropic per block, OpenAI
+    // per token), and a phase's ask shares its user message with the task context before it.
+    const pieces = [
+      JSON.stringify(options.tools ?? []),
+      ...options.prompt.flatMap((message) =>
+        typeof message.content === 'string'
+          ? [JSON.stringify(message)]
+          : message.content.map((part) => JSON.stringify({ role: message.role, part })),
+      ),
+    ];
     const size = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
     let same = 0;
     if (previous) {

@@ -193,6 +193,8 @@ export {
   type PhaseRecallSpec,
   type AssemblePromptInput,
   assemblePrompt,
+  CACHE_BREAKPOINT,
+  type PromptSegment,
   stablePrefixLength,
   type MemoryBlock,
   estimateTokens,

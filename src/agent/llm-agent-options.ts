@@ -1,7 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../core/errors.ts';
 import type { IdGenerator } from '../core/ids.ts';
-import type { Message } from '../core/messages.ts';
+import type { Message, ProviderOptions } from '../core/messages.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import type { CallPolicy } from '../model/call-model.ts';
 import type { ModelChain } from '../model/capabilities.ts';
@@ -46,6 +46,12 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
   dynamicTools?(task: AgentTask, context: DynamicContext): readonly Tool[] | Promise<readonly Tool[]>;
   /** Messages placed after the system prompt: remembered facts, earlier turns. */
   memory?(task: AgentTask, context: DynamicContext): Message[] | Promise<Message[]>;
+  /**
+   * Provider options set on the system prompt to mark it as a prompt-cache breakpoint (Anthropic caches the tool
+   * definitions and the system prompt up to it; OpenAI caches long prefixes without one); `false` sets none.
+   * @default { anthropic: { cacheControl: { type: 'ephemeral' } } }
+   */
+  cacheBreakpoint?: ProviderOptions | false;
   processors?: readonly Processor[];
   /** Characters of history above which old tool results are summarised; negative disables. @default 200000 */
   compressThreshold?: number;

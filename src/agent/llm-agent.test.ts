@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Message, ToolMessage } from '../core/messages.ts';
 import { apiError, ScriptedModel } from '../testing/scripted-model.ts';
 import { defineTool } from '../tools/define-tool.ts';
+import { CACHE_BREAKPOINT } from '../memory/prompt-assembly.ts';
 import { TRUNCATION_MARKER } from './history.ts';
 import { LLMAgent } from './llm-agent.ts';
 import { SYNTHESIS_INSTRUCTION } from './run-loop.ts';
@@ -50,7 +51,8 @@ describe('LLMAgent: the loop', () => {
     });
     const first = promptOf(model, 0);
     expect(first.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(first[0]).toEqual({ role: 'system', content: 'You add numbers.' });
+    // The system prompt ends the stable prefix, marked as an Anthropic cache breakpoint.
+    expect(first[0]).toEqual({ role: 'system', content: 'You add numbers.', providerOptions: CACHE_BREAKPOINT });
     expect(first[3]).toEqual({ role: 'user', content: [{ type: 'text', text: 'What is 2 + 3?' }] });
     const second = promptOf(model, 1);
     expect(second.at(-1)).toEqual({
@@ -414,7 +416,7 @@ describe('LLMAgent: dynamic configuration', () => {
     });
     const proResult = await agent.execute({ input: 'hi', context: { tier: 'pro', userId: 'u7' } });
     expect(proResult.output).toBe('pro answer');
-    expect(pro.calls[0]?.options.prompt[0]).toEqual({ role: 'system', content: 'You help u7.' });
+    expect(pro.calls[0]?.options.prompt[0]).toMatchObject({ role: 'system', content: 'You help u7.' });
     expect(pro.calls[0]?.options.tools?.map((tool) => tool.name)).toEqual(['whoami']);
     expect(proResult.steps[0]?.output).toBe('user u7');
     const basicResult = await agent.execute({ input: 'hi', context: { tier: 'free', userId: 'u8' } });

@@ -1,6 +1,7 @@
 import { AgencyError } from '../core/errors.ts';
 import { createIdGenerator, type IdGenerator, type IdPrefix } from '../core/ids.ts';
 import type { JsonValue, UserMessage } from '../core/messages.ts';
+import { assemblePrompt } from '../memory/prompt-assembly.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { createModelCaller, type ModelCaller } from '../model/call-model.ts';
 import type { ModelChain } from '../model/capabilities.ts';
@@ -140,12 +141,12 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
         ? await this.options.dynamicPrompt(task, { signal })
         : this.options.prompt;
       const memory = this.options.memory ? await this.options.memory(task, { signal }) : [];
-      state.messages = [
-        ...(prompt ? [{ role: 'system' as const, content: prompt }] : []),
-        ...memory,
-        ...(options.history ?? []),
-        userInput(task),
-      ];
+      state.messages = assemblePrompt({
+        persona: prompt ?? '',
+        history: [...memory, ...(options.history ?? [])],
+        ask: userInput(task),
+        ...(this.options.cacheBreakpoint === undefined ? {} : { cacheBreakpoint: this.options.cacheBreakpoint }),
+      });
       state.historyChars = state.messages.reduce((total, message) => total + messageChars(message), 0);
     } catch (error) {
       return this.failBeforeStart(state, error, emit);

@@ -52,6 +52,12 @@ export {
   type StoredMemoryEntry,
 } from './memory-store.ts';
 export { DEFAULT_PHASE_RECALL, type PhaseContext, type PhaseRecallSpec } from './phase-recall.ts';
-export { type AssemblePromptInput, assemblePrompt, stablePrefixLength } from './prompt-assembly.ts';
+export {
+  type AssemblePromptInput,
+  assemblePrompt,
+  CACHE_BREAKPOINT,
+  type PromptSegment,
+  stablePrefixLength,
+} from './prompt-assembly.ts';
 export { type MemoryBlock } from './render-memory.ts';
 export { estimateTokens, truncateToTokens } from './tokens.ts';

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { assistantMessage, systemMessage, userMessage } from '../core/messages.ts';
+import { assistantMessage, type ProviderOptions, systemMessage, userMessage } from '../core/messages.ts';
 import { renderHistory } from './history-policy.ts';
 import { createInMemoryMemoryStore } from './in-memory-memory-store.ts';
 import { createMemoryManager } from './memory-manager.ts';
-import { assemblePrompt, stablePrefixLength } from './prompt-assembly.ts';
+import { assemblePrompt, CACHE_BREAKPOINT, stablePrefixLength } from './prompt-assembly.ts';
+
+const cache = CACHE_BREAKPOINT;
+const text = (value: string, providerOptions?: ProviderOptions) =>
+  providerOptions ? { type: 'text' as const, text: value, providerOptions } : { type: 'text' as const, text: value };
 
 describe('assemblePrompt', () => {
   it('puts the segments in the fixed order: persona, pinned, task context, phase recall, history, ask', () => {
-    const history = [userMessage('Earlier question'), assistantMessage('Earlier answer')];
+    const history = [assistantMessage('Earlier answer'), userMessage('Earlier question')];
     const messages = assemblePrompt({
       persona: 'You are Scout.',
       pinned: { text: '# Memory\n\n## User memory\n- [preference] Short answers.' },
@@ -15,41 +19,60 @@ describe('assemblePrompt', () => {
       phaseRecall: '# Memory for the plan phase\n\n## Agent memory\n- [episode] Staging is slow.',
       history,
       ask: 'Draft the plan.',
+      cacheBreakpoint: false,
     });
     expect(messages).toEqual([
       systemMessage('You are Scout.'),
       systemMessage('# Memory\n\n## User memory\n- [preference] Short answers.'),
-      systemMessage('# Findings\nThe API is paginated.'),
-      systemMessage('# Memory for the plan phase\n\n## Agent memory\n- [episode] Staging is slow.'),
-      ...history,
-      userMessage('Draft the plan.'),
+      userMessage([
+        text('# Findings\nThe API is paginated.'),
+        text('# Memory for the plan phase\n\n## Agent memory\n- [episode] Staging is slow.'),
+      ]),
+      assistantMessage('Earlier answer'),
+      userMessage([text('Earlier question'), text('Draft the plan.')]),
     ]);
+  });
+
+  it('merges a user message that follows the context, and the ask, so roles alternate', () => {
+    const messages = assemblePrompt({
+      persona: 'P',
+      taskContext: 'T',
+      history: [userMessage('Seed'), assistantMessage('Reply')],
+      ask: 'A',
+      cacheBreakpoint: false,
+    });
+    expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(messages[1]).toEqual(userMessage([text('T'), text('Seed')]));
+    const own = { role: 'user' as const, content: [text('Q')], providerOptions: { x: { y: 1 } } };
+    expect(assemblePrompt({ persona: 'P', taskContext: 'T', history: [own] }).at(-1)).toBe(own);
   });
 
   it('leaves out empty segments and takes an ask with parts', () => {
     const ask = userMessage([{ type: 'text', text: 'What is in this image?' }]);
-    const messages = assemblePrompt({ persona: 'P', pinned: { text: '' }, taskContext: '  \n', ask });
+    const messages = assemblePrompt({
+      persona: 'P',
+      pinned: { text: '' },
+      taskContext: '  \n',
+      ask,
+      cacheBreakpoint: false,
+    });
     expect(messages).toEqual([systemMessage('P'), ask]);
-    expect(assemblePrompt({ persona: 'P', ask: '' })).toEqual([systemMessage('P')]);
+    expect(assemblePrompt({ persona: 'P', ask: '', cacheBreakpoint: false })).toEqual([systemMessage('P')]);
+    expect(assemblePrompt({ persona: '', ask: 'A' })).toEqual([userMessage('A')]);
   });
 
-  it('marks the end of the stable prefix with the given provider options', () => {
-    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
-    const withPinned = assemblePrompt({
-      persona: 'P',
-      pinned: 'M',
-      taskContext: 'T',
-      ask: 'A',
-      prefixProviderOptions: cache,
-    });
-    expect(withPinned.slice(0, 3)).toEqual([
+  it('marks the end of the stable prefix and of the task context as cache breakpoints', () => {
+    const withPinned = assemblePrompt({ persona: 'P', pinned: 'M', taskContext: 'T', phaseRecall: 'R', ask: 'A' });
+    expect(withPinned).toEqual([
       systemMessage('P'),
       { role: 'system', content: 'M', providerOptions: cache },
-      systemMessage('T'),
+      userMessage([text('T', cache), text('R'), text('A')]),
     ]);
+    expect(cache).toEqual({ anthropic: { cacheControl: { type: 'ephemeral' } } });
     expect(stablePrefixLength({ persona: 'P', pinned: 'M' })).toBe(2);
-    const bare = assemblePrompt({ persona: 'P', ask: 'A', prefixProviderOptions: cache });
-    expect(bare[0]).toEqual({ role: 'system', content: 'P', providerOptions: cache });
+    const own = { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } };
+    const bare = assemblePrompt({ persona: 'P', ask: 'A', cacheBreakpoint: own });
+    expect(bare[0]).toEqual({ role: 'system', content: 'P', providerOptions: own });
   });
 
   it('keeps persona + pinned memory byte-identical across steps while recall, context, history and the store change', async () => {
@@ -88,6 +111,6 @@ describe('assemblePrompt', () => {
     const bytes = (m: typeof first) => JSON.stringify(m.messages.slice(0, m.prefix));
     expect(bytes(second)).toBe(bytes(first));
     expect(JSON.stringify(second.messages)).not.toBe(JSON.stringify(first.messages));
-    expect(second.messages.at(-1)).toEqual(userMessage('Draft the plan to deploy.'));
+    expect(second.messages.at(-1)).toEqual(userMessage([text('Go on'), text('Draft the plan to deploy.')]));
   });
 });

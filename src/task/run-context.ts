@@ -16,7 +16,7 @@ import { memoryWriteCheck } from './memory-policy.ts';
 import { createLoopContext, type ReplanRequest } from './loop.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import type { Session } from './session.ts';
-import { buildPhaseContext } from './task-context.ts';
+import { createPhasePrompts } from './task-context.ts';
 import { createToolGate, type StepGate } from './tool-gate.ts';
 
 /**
@@ -39,10 +39,11 @@ export function buildLoopContext(
   const maxTokens = options.maxTokens ?? 2048;
   const gateProcessors = createToolGate(session, tools, () => gate);
   const policy = policyOf(session, options);
+  // The agent gets no system prompt or memory of its own: each phase's prompt, persona and pinned memory included,
+  // comes whole from the one assembler (createPhasePrompts).
   const agent = new LLMAgent({
     name: 'governed-task',
     model,
-    prompt: options.persona ?? DEFAULT_PERSONA,
     tools: tools.list(),
     processors: [
       gateProcessors.checks,
@@ -55,7 +56,14 @@ export function buildLoopContext(
     // A rate limit's retry-after is waited for only while the run's wall-clock budget lasts.
     modelPolicy: { timeLeftMs: () => session.budgets.remaining().wall_clock_ms ?? undefined },
     ...(options.catalog ? { catalog: options.catalog } : {}),
-    ...(memory ? { memory: () => pinnedMemory(memory) } : {}),
+  });
+  const phasePrompts = createPhasePrompts({
+    paths: session.paths,
+    files: session.files,
+    brief: entry.brief,
+    persona: options.persona ?? DEFAULT_PERSONA,
+    history,
+    ...(memory ? { memory } : {}),
   });
   const price = dearestPrice(model, options.catalog);
   return createLoopContext({
@@ -70,11 +78,7 @@ export function buildLoopContext(
     brief: entry.brief,
     tools,
     policy,
-    contextFor: (phase) =>
-      buildPhaseContext(
-        { paths: session.paths, files: session.files, brief: entry.brief, history, ...(memory ? { memory } : {}) },
-        phase,
-      ),
+    contextFor: phasePrompts,
     takeReplanRequest: () => {
       const taken = replan;
       replan = undefined;
@@ -105,11 +109,6 @@ function runTools(session: Session, options: RunnerOptions, onReplan: (request: 
       ? userTools
       : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
   return createToolRegistry([...capped, requestReplanTool(onReplan)]);
-}
-
-async function pinnedMemory(memory: MemoryManager): Promise<Message[]> {
-  const pinned = await memory.buildPinned();
-  return pinned.text ? [{ role: 'system', content: `# Pinned memory\n\n${pinned.text}` }] : [];
 }
 
 /**

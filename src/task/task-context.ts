@@ -3,25 +3,48 @@ import { join, relative } from 'node:path';
 import type { Message } from '../core/messages.ts';
 import { isTempFileName } from '../core/temp-files.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
+import { assemblePrompt } from '../memory/prompt-assembly.ts';
+import type { MemoryBlock } from '../memory/render-memory.ts';
 import type { TaskPaths } from './layout.ts';
 import type { TaskFiles } from './fs/task-files.ts';
 
-/** What the task context of a phase is built from. */
+/** What the prompts of a run's phases are built from. */
 export type TaskContextSource = {
   paths: TaskPaths;
   files: TaskFiles;
   brief: string;
+  /** The system prompt every phase starts with. */
+  persona: string;
   memory?: MemoryManager;
   /** Seeded conversation history for a phase, shaped by the history policy and deduped against the task context. */
   history?: (phase: string, taskContext: string) => Promise<Message[]>;
 };
 
 /**
- * The messages a phase sees between the stable prefix and its ask, in DESIGN's fixed order: the task context (the
- * brief, the input files, the findings once gathered), the memory recalled for the phase, then seeded history.
- * Nothing time-dependent goes in, so identical inputs give identical prompts.
+ * The prompt of each phase of a run up to its ask, built with `assemblePrompt` in DESIGN's fixed order: the persona,
+ * the pinned memory (built once per run, so it stays byte-identical), the task context (the brief, the input files,
+ * the findings once gathered), the memory recalled for the phase, then seeded history. The stable prefix and the
+ * task context are marked as prompt-cache breakpoints. Nothing time-dependent goes in, so identical inputs give
+ * identical prompts.
  */
-export async function buildPhaseContext(source: TaskContextSource, phase: string): Promise<Message[]> {
+export function createPhasePrompts(source: TaskContextSource): (phase: string) => Promise<Message[]> {
+  let pinned: Promise<MemoryBlock> | undefined;
+  return async (phase) => {
+    const taskContext = await renderTaskContext(source, phase);
+    const { memory } = source;
+    let pinnedBlock: MemoryBlock | undefined;
+    let phaseRecall: MemoryBlock | undefined;
+    if (memory) {
+      pinned ??= memory.buildPinned();
+      pinnedBlock = await pinned;
+      phaseRecall = await memory.buildPhase(phase, { text: source.brief, exclude: pinnedBlock });
+    }
+    const history = source.history ? await source.history(phase, taskContext) : [];
+    return assemblePrompt({ persona: source.persona, pinned: pinnedBlock, taskContext, phaseRecall, history });
+  };
+}
+
+async function renderTaskContext(source: TaskContextSource, phase: string): Promise<string> {
   const { paths, brief } = source;
   const files = await listInputs(paths.task);
   const sections = [`# Task brief (task/brief.md)\n\n${brief.trim()}`];
@@ -32,35 +55,7 @@ export async function buildPhaseContext(source: TaskContextSource, phase: string
     const findings = (await source.files.readText(paths.findings).catch(() => undefined)) ?? '';
     if (findings.trim()) sections.push(`# Findings (progress/findings.md)\n\n${findings.trim()}`);
   }
-  const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: sections.join('\n\n') }] }];
-  if (source.memory) {
-    const pinned = await source.memory.buildPinned();
-    const recall = await source.memory.buildPhase(phase, { text: brief, exclude: pinned });
-    if (recall.text)
-      messages.push({
-        role: 'user',
-        content: [{ type: 'text', text: `# Relevant memory for ${phase}\n\n${recall.text}` }],
-      });
-  }
-  if (source.history) {
-    const taskContext = sections.join('\n\n');
-    messages.push(...(await source.history(phase, taskContext)));
-  }
-  return mergeUserMessages(messages);
-}
-
-// Consecutive user messages are merged so every provider accepts the conversation.
-function mergeUserMessages(messages: Message[]): Message[] {
-  const merged: Message[] = [];
-  for (const message of messages) {
-    const last = merged.at(-1);
-    if (last?.role === 'user' && message.role === 'user') {
-      merged[merged.length - 1] = { ...last, content: [...last.content, ...message.content] };
-    } else {
-      merged.push(message);
-    }
-  }
-  return merged;
+  return sections.join('\n\n');
 }
 
 async function listInputs(dir: string): Promise<string[]> {
