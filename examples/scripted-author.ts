@@ -8,7 +8,7 @@ export function phaseOf(options: LanguageModelV4CallOptions): 'gather' | 'plan' 
     if (message?.role !== 'user') continue;
     const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
     if (text.includes('Phase: GATHER')) return 'gather';
-    if (text.includes('Phase: PLAN') || text.includes('That plan is not valid')) return 'plan';
+    if (text.includes('Phase: PLAN')) return 'plan';
     if (text.includes('Phase: ACT')) return 'act';
     if (text.includes('Phase: VERIFY')) return 'verify';
   }

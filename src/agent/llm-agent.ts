@@ -14,7 +14,7 @@ import { callParams, chainOf, checkAgentOptions, type LLMAgentOptions, type Mode
 import type { RunContext } from './run-context.ts';
 import { runLoop } from './run-loop.ts';
 import { messageChars, type RunState } from './run-state.ts';
-import { prepareStructuredOutput, type StructuredOutput } from './structured-output.ts';
+import { prepareStructuredOutput, type StructuredOutput, structuredOptionsOf } from './structured-output.ts';
 import {
   checkpointOf,
   createSuspended,
@@ -290,14 +290,4 @@ function userInput(task: AgentTask): UserMessage {
 
 function structuredField(structured: StructuredOutput | undefined): { structured?: StructuredOutput } {
   return structured === undefined ? {} : { structured };
-}
-
-function structuredOptionsOf({ schema, schemaName, schemaDescription, maxRepairs }: ExecuteOptions): ExecuteOptions {
-  if (schema === undefined) return {};
-  return {
-    schema,
-    ...(schemaName === undefined ? {} : { schemaName }),
-    ...(schemaDescription === undefined ? {} : { schemaDescription }),
-    ...(maxRepairs === undefined ? {} : { maxRepairs }),
-  };
 }

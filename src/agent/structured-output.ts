@@ -32,6 +32,25 @@ export type StructuredOutput = {
   maxRepairs: number;
 };
 
+/**
+ * The structured-output fields of a set of options, when it has a schema; none otherwise. Used to hand an
+ * execution's schema on (to a resumed run, to an agent step).
+ */
+export function structuredOptionsOf({
+  schema,
+  schemaName,
+  schemaDescription,
+  maxRepairs,
+}: Partial<StructuredOutputOptions>): Partial<StructuredOutputOptions> {
+  if (schema === undefined) return {};
+  return {
+    schema,
+    ...(schemaName === undefined ? {} : { schemaName }),
+    ...(schemaDescription === undefined ? {} : { schemaDescription }),
+    ...(maxRepairs === undefined ? {} : { maxRepairs }),
+  };
+}
+
 /** An answer parsed against a schema: the object, or what is wrong with it, one line per problem. */
 export type ParsedAnswer<OBJECT> = { success: true; object: OBJECT } | { success: false; issues: string[] };
 

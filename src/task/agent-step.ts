@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { LLMAgent } from '../agent/llm-agent.ts';
+import { type StructuredOutputOptions, structuredOptionsOf } from '../agent/structured-output.ts';
 import type { AgentEvent, AgentResult } from '../agent/types.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
@@ -11,15 +12,18 @@ import { isRunStop, type RunStop, runStop } from './run-stop.ts';
 import type { Session } from './session.ts';
 import type { StepGate } from './tool-gate.ts';
 
-/** What a governed agent step needs. */
+/**
+ * What a governed agent step needs. With a `schema`, the step's answer is a structured one (see `LLMAgent`); an
+ * answer still invalid after its repair turns does not fail the step: the phase reads the output and decides.
+ */
 export type AgentStepOptions = Omit<StepGate, 'step' | 'beforeModelCall'> & {
   /** The ask: the last user message. */
   input: string;
-  /** Messages placed before the ask: task context, recalled memory, seeded history. */
+  /** Messages placed before the ask: persona, pinned memory, task context, recalled memory, seeded history. */
   context?: Message[];
   /** Caps this step's tool iterations (a time box); the model is then asked for its answer. */
   maxIterations?: number;
-};
+} & Partial<StructuredOutputOptions>;
 
 /** The run-wide pieces an agent step uses. */
 export type AgentStepHost = {
@@ -79,6 +83,7 @@ export async function runAgentStep(
 
   const executeOptions = {
     signal,
+    ...structuredOptionsOf(options),
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
@@ -105,7 +110,7 @@ export async function runAgentStep(
   if (pendingStop) throw pendingStop;
   if (session.stopReason) throw runStop(session.stopReason);
   if (result.finishReason === 'aborted' || session.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
-  if (!result.success) {
+  if (!result.success && result.error?.code !== 'structured_output_invalid') {
     throw new AgencyError(
       result.error?.code ?? 'internal',
       `Step ${stepId} failed: ${result.error?.message ?? 'unknown error'}`,

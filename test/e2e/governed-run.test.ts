@@ -1,5 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { approvalDecisionSchema, approvalRequestSchema } from '../../src/task/contracts/approvals.ts';
 import { eventFrameSchema, type EventFrame } from '../../src/task/contracts/events.ts';
@@ -324,22 +325,37 @@ describe('the Act gate', () => {
 });
 
 describe('plans and verification', () => {
-  it('repairs a malformed plan once with the validation errors', async () => {
+  it('asks for the plan as a structured answer and repairs it once with the validation errors', async () => {
     const root = await makeTaskFolder();
-    let attempts = 0;
+    const plans: LanguageModelV4CallOptions[] = [];
     const model = phaseModel({
       plan: (options) => {
-        attempts++;
-        if (attempts === 1) return JSON.stringify({ ...FIXTURE_PLAN, allowed_tools: ['teleport'] });
-        expect(JSON.stringify(options.prompt)).toContain(
-          '\\"allowed_tools\\": \\"teleport\\" is not an available tool',
-        );
+        plans.push(options);
+        if (plans.length === 1) return JSON.stringify({ ...FIXTURE_PLAN, allowed_tools: ['teleport'] });
         return JSON.stringify(FIXTURE_PLAN);
       },
     });
     const result = await createRunner({ model, tools: (paths) => fixtureTools(paths), approvals: 'auto' }).doTask(root);
     expect(result.finishReason).toBe('completed');
-    expect(attempts).toBe(2);
+    expect(plans).toHaveLength(2);
+    for (const options of plans) {
+      expect(options.responseFormat).toMatchObject({
+        type: 'json',
+        name: 'plan',
+        schema: { required: ['goal', 'steps', 'allowed_tools', 'acceptance'] },
+      });
+    }
+    const repair = plans[1]?.prompt.at(-1);
+    expect(repair?.role).toBe('user');
+    const text = JSON.stringify(repair?.content);
+    expect(text).toContain('\\"allowed_tools.0\\": \\"teleport\\" is not an available tool');
+    expect(text).toContain(
+      '\\"steps.0.tools\\": step \\"s1\\" uses \\"write_artifact\\", which is not in allowed_tools',
+    );
+    // One durable step: the repair turn happens inside it.
+    const journal = await frames(root);
+    const planSteps = journal.filter((frame) => frame.type === 'phase.finish' && /^\d+-plan$/.test(frame.step ?? ''));
+    expect(planSteps).toHaveLength(1);
   });
 
   it('fails clearly when the repair is malformed too', async () => {
@@ -348,8 +364,37 @@ describe('plans and verification', () => {
     const result = await createRunner({ model, tools: (paths) => fixtureTools(paths), approvals: 'auto' }).doTask(root);
     expect(result).toMatchObject({
       finishReason: 'error',
-      error: { code: 'plan_invalid', message: expect.stringContaining('not a JSON object') },
+      error: { code: 'plan_invalid', message: expect.stringContaining('the answer is not valid JSON') },
     });
+  });
+
+  it('asks Verify for a judgement of every criterion as a structured answer, repairing one left out', async () => {
+    const root = await makeTaskFolder();
+    const acceptance = [...FIXTURE_PLAN.acceptance, { id: 'a2', criterion: 'The summary is one line' }];
+    const verifies: LanguageModelV4CallOptions[] = [];
+    const judge = (id: string) => ({ id, passed: true, evidence: `${id} holds` });
+    const model = phaseModel({
+      plan: () => JSON.stringify({ ...FIXTURE_PLAN, acceptance }),
+      verify: (options) => {
+        verifies.push(options);
+        return JSON.stringify({ criteria: verifies.length === 1 ? [judge('a1')] : [judge('a1'), judge('a2')] });
+      },
+    });
+    const result = await createRunner({ model, tools: (paths) => fixtureTools(paths), approvals: 'auto' }).doTask(root);
+    expect(result.finishReason).toBe('completed');
+    expect(verifies).toHaveLength(2);
+    expect(verifies[0]?.responseFormat).toMatchObject({
+      name: 'judgement',
+      schema: { properties: { criteria: { items: { properties: { id: { enum: ['a1', 'a2'] } } } } } },
+    });
+    expect(JSON.stringify(verifies[1]?.prompt.at(-1))).toContain('criterion \\"a2\\" is not judged');
+    const report = verifyReportSchema.parse(
+      JSON.parse(await readFile(join(root, 'progress', 'verify', '0001-report.json'), 'utf8')),
+    );
+    expect(report.criteria.map((criterion) => [criterion.id, criterion.passed, criterion.evidence])).toEqual([
+      ['a1', true, 'file_exists: progress/artifacts/summary.md exists | model: a1 holds'],
+      ['a2', true, 'model: a2 holds'],
+    ]);
   });
 
   it('refines once after a failed verification, then passes', async () => {

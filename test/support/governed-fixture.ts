@@ -67,7 +67,7 @@ function ask(options: LanguageModelV4CallOptions): string {
     const message = options.prompt[i];
     if (message?.role !== 'user') continue;
     const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-    if (text.includes('Phase:') || text.includes('That plan is not valid')) return text;
+    if (text.includes('Phase:')) return text;
   }
   return '';
 }
@@ -88,7 +88,7 @@ export function phaseModel(overrides: PhaseScript = {}, modelId = 'gpt-4o-mini')
       const text = ask(options);
       const phase = text.includes('Phase: GATHER')
         ? 'gather'
-        : text.includes('Phase: PLAN') || text.includes('That plan is not valid')
+        : text.includes('Phase: PLAN')
           ? 'plan'
           : text.includes('Phase: ACT')
             ? 'act'

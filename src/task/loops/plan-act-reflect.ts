@@ -2,7 +2,7 @@ import { canonicalDigest } from '../../core/canonical-json.ts';
 import type { JsonValue } from '../../core/messages.ts';
 import { governedPolicy } from '../governed-policy.ts';
 import type { Loop, LoopContext, LoopOutcome } from '../loop.ts';
-import { extractJson } from '../phases/plan.ts';
+import { extractJson } from '../../agent/structured-output.ts';
 
 /** The next action, as seed 002's Planner proposes it. */
 export type PlanStep = {

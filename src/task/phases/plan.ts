@@ -1,3 +1,4 @@
+import { extractJson, parseStructuredAnswer } from '../../agent/structured-output.ts';
 import { AgencyError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
@@ -22,7 +23,7 @@ export type SignedPlan = {
   approval?: PlanApproval | null;
 };
 
-/** The instruction for Plan, listing the tools the plan may allow. */
+/** The instruction for Plan, listing the tools the plan may allow. The plan's shape comes with the response format. */
 export function planAsk(context: LoopContext): string {
   const tools = context.tools
     .list()
@@ -30,43 +31,64 @@ export function planAsk(context: LoopContext): string {
     .map((tool) => `- ${tool.name} (${tool.effects}): ${tool.description}`)
     .join('\n');
   return [
-    'Phase: PLAN. Write the plan for doing the task, as one JSON object and nothing else, with this shape:',
-    '{"goal": string, "steps": [{"id": string, "title": string, "description"?: string, "tools"?: [string]}],',
-    ' "allowed_tools": [string], "acceptance": [{"id": string, "criterion": string, "check"?: CHECK}]}',
-    'CHECK is optional and deterministic: {"type":"file_exists","path":"artifacts/…"} | {"type":"contains","path":"artifacts/…","text":"…"}',
-    ' | {"type":"json_validate","path":"artifacts/….json","schema":{…}} | {"type":"test_runner"}. Paths are relative to progress/.',
-    '"allowed_tools" lists every tool the work needs; only these will be allowed when acting. Available tools:',
+    'Phase: PLAN. Write the plan for doing the task: its goal, its steps (each naming the tools it uses), the tools',
+    'the work needs ("allowed_tools": only these will be allowed when acting) and its acceptance criteria. Your',
+    'answer is read as JSON against the plan schema of the response format.',
+    'A criterion may carry a deterministic check that Verify runs: file_exists or contains (a text) for a file,',
+    'json_validate (a file against a JSON Schema), or test_runner. Paths are relative to progress/.',
+    'Available tools:',
     tools,
   ].join('\n');
 }
 
 /**
- * Plan: the model writes a `plan.v1`, validated with zod and against the available tools. A malformed plan gets one
- * repair attempt that quotes the validation errors; a second failure stops the run with `plan_invalid`. The plan is
- * written as `plan/NNNN.json` and `plan/current.json`, signed, and announced with `plan.proposed`.
+ * The plan the model writes: `plan.v1` without its version, whose `allowed_tools` must be tools of the run and
+ * whose steps may use only allowed tools. The agent validates the answer with it, and a repair turn quotes its
+ * problems.
+ */
+export function planAnswerSchema(context: LoopContext) {
+  const known = new Set(context.tools.names());
+  return planSchema.omit({ version: true }).superRefine((plan, issues) => {
+    plan.allowed_tools.forEach((name, index) => {
+      if (!known.has(name))
+        issues.addIssue({
+          code: 'custom',
+          path: ['allowed_tools', index],
+          message: `"${name}" is not an available tool`,
+        });
+    });
+    plan.steps.forEach((step, index) => {
+      for (const tool of step.tools ?? []) {
+        if (!plan.allowed_tools.includes(tool))
+          issues.addIssue({
+            code: 'custom',
+            path: ['steps', index, 'tools'],
+            message: `step "${step.id}" uses "${tool}", which is not in allowed_tools`,
+          });
+      }
+    });
+  });
+}
+
+/**
+ * Plan: the model writes a `plan.v1` as a structured answer (`planAnswerSchema`), validated with zod and against
+ * the available tools. An invalid plan gets one repair turn quoting the problems; a second failure stops the run with
+ * `plan_invalid`. The plan is written as `plan/NNNN.json` and `plan/current.json`, signed, and announced with
+ * `plan.proposed`.
  */
 export async function planPhase(context: LoopContext): Promise<SignedPlan> {
-  const first = await context.agentStep('plan', {
+  const answer = await context.agentStep('plan', {
     phase: 'plan',
     input: planAsk(context),
     context: await context.contextFor('plan'),
+    schema: planAnswerSchema(context),
+    schemaName: 'plan',
+    schemaDescription: 'The plan for doing the task',
     planSig: null,
     allow: (tool) => (isGatherTool(tool) ? true : `Plan only reads; ${tool.name} waits for Act`),
   });
-  let parsed = parsePlan(first.output, context);
-  if (!parsed.ok) {
-    const repaired = await context.agentStep('plan-repair', {
-      phase: 'plan',
-      input:
-        `That plan is not valid:\n${parsed.problems.map((problem) => `- ${problem}`).join('\n')}\n` +
-        'Reply with the corrected plan as a single JSON object and nothing else.',
-      context: [...(await context.contextFor('plan')), ...first.messages],
-      planSig: null,
-      allow: (tool) => (isGatherTool(tool) ? true : `Plan only reads; ${tool.name} waits for Act`),
-    });
-    parsed = parsePlan(repaired.output, context);
-    if (!parsed.ok) return planFromDraft(context, repaired.output, parsed.problems);
-  }
+  const parsed = parsePlan(answer.output, context);
+  if (!parsed.ok) return planFromDraft(context, answer.output, parsed.problems);
   return writePlan(context, parsed.plan, 'proposed by the model');
 }
 
@@ -89,7 +111,7 @@ async function planFromDraft(context: LoopContext, lastAttempt: string, problems
   }
   throw new AgencyError(
     'plan_invalid',
-    `${draft === undefined ? 'The model did not produce a valid plan after one repair attempt' : `${shown} is not a valid plan yet`}:\n` +
+    `${draft === undefined ? 'The model did not produce a valid plan after its repair turn' : `${shown} is not a valid plan yet`}:\n` +
       `${problems.map((problem) => `- ${problem}`).join('\n')}\n` +
       `Fix ${shown} (the model's last attempt is there), then run \`agency resume\`.`,
     { details: { path: shown, problems } },
@@ -147,48 +169,15 @@ export async function writePlan(
   });
 }
 
-/** Extracts and validates a plan from model text. */
+/** Parses and validates a plan from the model's answer (`planAnswerSchema`) and gives it its version. */
 export function parsePlan(
   text: string,
   context: LoopContext,
 ): { ok: true; plan: Plan } | { ok: false; problems: string[] } {
-  const json = extractJson(text);
-  if (json === undefined) return { ok: false, problems: ['the answer is not a JSON object'] };
-  const parsed = planSchema.safeParse({ version: PLAN_VERSION, ...(json as object) });
-  if (!parsed.success) {
-    return {
-      ok: false,
-      problems: parsed.error.issues.map(
-        (issue) => `"${issue.path.map(String).join('.') || '(plan)'}": ${issue.message}`,
-      ),
-    };
-  }
-  const known = new Set(context.tools.names());
-  const problems = parsed.data.allowed_tools
-    .filter((name) => !known.has(name))
-    .map((name) => `"allowed_tools": "${name}" is not an available tool`);
-  for (const step of parsed.data.steps) {
-    for (const tool of step.tools ?? []) {
-      if (!parsed.data.allowed_tools.includes(tool))
-        problems.push(`step "${step.id}" uses "${tool}", which is not in allowed_tools`);
-    }
-  }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, plan: parsed.data };
-}
-
-/** The first JSON object in a model's answer, fenced or not. */
-export function extractJson(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text)?.[1];
-  const candidate = fenced ?? text;
-  const start = candidate.indexOf('{');
-  const end = candidate.lastIndexOf('}');
-  if (start < 0 || end <= start) return undefined;
-  try {
-    const value: unknown = JSON.parse(candidate.slice(start, end + 1));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseStructuredAnswer(planAnswerSchema(context), text);
+  return parsed.success
+    ? { ok: true, plan: { version: PLAN_VERSION, ...parsed.object } }
+    : { ok: false, problems: parsed.issues };
 }
 
 /** The non-system messages of an agent step, for a later step to continue the conversation. */

@@ -1,9 +1,11 @@
-import type { AcceptanceCheck } from '../contracts/plan.ts';
+import { z } from 'zod';
+import { parseStructuredAnswer } from '../../agent/structured-output.ts';
+import type { AcceptanceCheck, Plan } from '../contracts/plan.ts';
 import { VERIFY_VERSION, type VerifyReport } from '../contracts/verify-report.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { runDeliverables } from '../deliverables.ts';
 import { appendNote, writeTodo } from '../progress-files.ts';
-import { extractJson, type SignedPlan } from './plan.ts';
+import type { SignedPlan } from './plan.ts';
 import { isGatherTool } from './gather.ts';
 import { type CheckResult, runFileCheck } from './verify-checks.ts';
 
@@ -36,18 +38,21 @@ export async function verifyPhase(
         refused,
       ),
       context: await context.contextFor('verify'),
+      schema: verifyAnswerSchema(signed.plan),
+      schemaName: 'judgement',
+      schemaDescription: 'Whether the work meets each acceptance criterion, with evidence',
       planSig: signed.signature,
       allow: (tool) => (isGatherTool(tool) ? true : `Verify only reads; ${tool.name} is not allowed here`),
     });
     return await context.step(`verify-report-${attempt}`, 'verify', async (id) => {
-      const judgement = parseJudgement(judged.output);
+      const judgement = parseJudgement(judged.output, signed.plan);
       const criteria = signed.plan.acceptance.map((criterion) => {
         const check = checks[criterion.id];
         const model = judgement.get(criterion.id);
         const methods = [...(check ? [criterion.check?.type ?? 'check'] : []), 'model'];
         const evidence = [
           check ? `${criterion.check?.type}: ${check.evidence}` : undefined,
-          `model: ${model?.evidence ?? 'no judgement was given'}`,
+          `model: ${model?.evidence ?? judgement.missing}`,
         ]
           .filter(Boolean)
           .join(' | ');
@@ -104,7 +109,8 @@ function verifyAsk(
   });
   return [
     'Phase: VERIFY. Judge whether the work meets each acceptance criterion. Read the deliverables with the read-only',
-    'tools. Answer with one JSON object and nothing else: {"criteria": [{"id": string, "passed": boolean, "evidence": string}]}.',
+    'tools. Your answer is read as JSON against the judgement schema of the response format: for every criterion,',
+    'its id, whether it passed, and the evidence.',
     '',
     'Criteria:',
     ...criteria,
@@ -114,15 +120,31 @@ function verifyAsk(
   ].join('\n');
 }
 
-function parseJudgement(text: string): Map<string, { passed: boolean; evidence: string }> {
+/**
+ * The model's judgement in Verify: one entry per acceptance criterion of the plan, by id. The agent validates the
+ * answer with it, and a repair turn asks again for a criterion left out.
+ */
+export function verifyAnswerSchema(plan: Plan) {
+  const ids = plan.acceptance.map((criterion) => criterion.id);
+  const judged = z.object({ id: z.enum(ids as [string, ...string[]]), passed: z.boolean(), evidence: z.string() });
+  return z.object({ criteria: z.array(judged) }).superRefine((answer, issues) => {
+    const given = new Set(answer.criteria.map((criterion) => criterion.id));
+    for (const id of ids) {
+      if (!given.has(id))
+        issues.addIssue({ code: 'custom', path: ['criteria'], message: `criterion "${id}" is not judged` });
+    }
+  });
+}
+
+type Judgement = Map<string, { passed: boolean; evidence: string }> & { missing: string };
+
+// An answer that is still invalid after its repair turn judges nothing, and says why in each criterion's evidence.
+function parseJudgement(text: string, plan: Plan): Judgement {
+  const parsed = parseStructuredAnswer(verifyAnswerSchema(plan), text);
   const judged = new Map<string, { passed: boolean; evidence: string }>();
-  const json = extractJson(text) as { criteria?: unknown } | undefined;
-  if (!Array.isArray(json?.criteria)) return judged;
-  for (const item of json.criteria as Array<Record<string, unknown>>) {
-    if (typeof item?.id === 'string')
-      judged.set(item.id, { passed: item.passed === true, evidence: String(item.evidence ?? '') });
-  }
-  return judged;
+  if (!parsed.success) return Object.assign(judged, { missing: `no valid judgement (${parsed.issues.join('; ')})` });
+  for (const { id, passed, evidence } of parsed.object.criteria) judged.set(id, { passed, evidence });
+  return Object.assign(judged, { missing: 'no judgement was given' });
 }
 
 async function runCheck(context: LoopContext, check: AcceptanceCheck): Promise<CheckResult> {
