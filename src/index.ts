@@ -83,9 +83,15 @@ export {
 export { resultToStreamParts, streamPartsToResult } from './model/stream-convert.ts';
 
 // agent
-export { type LLMAgentOptions, LLMAgent, type ModelInput, type DynamicContext } from './agent/llm-agent.ts';
+export {
+  type AgentDeps,
+  type LLMAgentOptions,
+  LLMAgent,
+  type ModelInput,
+  type DynamicContext,
+} from './agent/llm-agent.ts';
 export { halt, type Processor, type ProcessorContext, type ProcessorVerdict, suspend } from './agent/processors.ts';
-export { type AgentHandle, type SpawnState, spawn } from './agent/spawn.ts';
+export { type AgentHandle, type SpawnOptions, type SpawnState, spawn } from './agent/spawn.ts';
 export { SUSPENDED_RUN_SCHEMA, type SerializedRun, type SuspendBudget, type Suspended } from './agent/suspend.ts';
 export { SYNTHESIS_INSTRUCTION } from './agent/run-loop.ts';
 export {

@@ -16,6 +16,15 @@ import type { AgentTask } from './types.ts';
 /** A model: a spec string, a `LanguageModelV4`, or a fallback chain. */
 export type ModelInput = string | LanguageModelV4 | ModelChain;
 
+/** What an agent takes from its environment; see `LLMAgentOptions.deps`. */
+export type AgentDeps = {
+  now?: () => number;
+  newId?: IdGenerator;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter for retry backoff, in [0, 1). */
+  random?: () => number;
+};
+
 /** What dynamic configuration functions receive. */
 export type DynamicContext = { signal: AbortSignal };
 
@@ -69,8 +78,12 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
   /** Timeouts and retries for model calls. */
   modelPolicy?: CallPolicy;
   catalog?: ModelCatalog;
-  /** Injected clock and ids, for deterministic tests. */
-  deps?: { now?: () => number; newId?: IdGenerator; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+  /**
+   * The clock, ids, waits and jitter of everything the agent does: run and suspension ids, timestamps, and the model
+   * caller's retry backoff. Fix them for deterministic tests.
+   * @default { now: Date.now, newId: a generator on `now`, sleep: a timer, random: Math.random }
+   */
+  deps?: AgentDeps;
 };
 
 /** Throws `invalid_argument` naming the field and the fix when the options cannot make an agent. */

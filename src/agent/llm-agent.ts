@@ -24,7 +24,7 @@ import {
 } from './suspend.ts';
 import type { AgentEvent, AgentResult, AgentStream, AgentTask, ExecuteOptions, StreamingAgent } from './types.ts';
 
-export type { DynamicContext, LLMAgentOptions, ModelInput } from './llm-agent-options.ts';
+export type { AgentDeps, DynamicContext, LLMAgentOptions, ModelInput } from './llm-agent-options.ts';
 
 /**
  * The standard agent: it calls the model, runs the tools it asks for (in parallel when there are several), feeds
@@ -116,7 +116,7 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
     checkTask(task);
     const signal = options.signal ?? new AbortController().signal;
     const state: RunState = {
-      runId: this.newId('run'),
+      runId: options.runId ?? this.newId('run'),
       agent: this.name,
       task,
       startedAt: isoTime(this.now()),
@@ -249,6 +249,8 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
       ...modelPolicy,
       ...(catalog ? { catalog } : {}),
       ...(deps?.sleep ? { sleep: deps.sleep } : {}),
+      ...(deps?.random ? { random: deps.random } : {}),
+      ...(deps?.now ? { now: deps.now } : {}),
     });
   }
 

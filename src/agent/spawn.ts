@@ -1,8 +1,15 @@
 import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
+import { type IdGenerator, newId as defaultNewId } from '../core/ids.ts';
+import { isoTime } from './iso-time.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Agent, AgentResult, AgentTask, ExecuteOptions } from './types.ts';
+
+/** Options for {@link spawn}: the execution's options, and the clock and ids of the handle. */
+export type SpawnOptions = ExecuteOptions & {
+  /** @default { now: Date.now, newId: the process-wide generator } */
+  deps?: { now?: () => number; newId?: IdGenerator };
+};
 
 /** Where a background run is. */
 export type SpawnState = 'pending' | 'running' | 'completed' | 'suspended' | 'failed' | 'cancelled';
@@ -23,20 +30,18 @@ export type AgentHandle = {
 
 /**
  * Runs an agent in the background. It is panic-safe: if the agent throws instead of returning a result, the handle
- * moves to `failed` with that error in its result, and `done` still resolves.
+ * moves to `failed` with that error in its result, and `done` still resolves. The handle's `id` is the result's `id`.
  *
  * @example
  * const handle = spawn(agent, { input: 'Summarise the report' });
  * const result = await handle.await();
  */
-export function spawn(
-  agent: Agent,
-  task: AgentTask,
-  options: Omit<ExecuteOptions, 'signal'> & { signal?: AbortSignal } = {},
-): AgentHandle {
+export function spawn(agent: Agent, task: AgentTask, { deps = {}, ...options }: SpawnOptions = {}): AgentHandle {
+  const { now = Date.now, newId = defaultNewId } = deps;
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-  const startedAt = new Date().toISOString();
+  const id = options.runId ?? newId('run');
+  const startedAt = isoTime(now());
   let state: SpawnState = 'pending';
   let result: AgentResult | undefined;
 
@@ -44,9 +49,9 @@ export function spawn(
     await Promise.resolve();
     state = 'running';
     try {
-      return await agent.execute(task, { ...options, signal });
+      return await agent.execute(task, { ...options, signal, runId: id });
     } catch (error) {
-      return failedResult(error, startedAt);
+      return failedResult(error, id, startedAt, isoTime(now()));
     }
   })().then((value) => {
     result = value;
@@ -55,7 +60,7 @@ export function spawn(
   });
 
   return {
-    id: newId('run'),
+    id,
     state: () => state,
     done: run.then(() => undefined),
     await(waitSignal) {
@@ -83,10 +88,10 @@ function stateOf(result: AgentResult, cancelled: boolean): SpawnState {
   return result.success ? 'completed' : 'failed';
 }
 
-function failedResult(error: unknown, startedAt: string): AgentResult {
+function failedResult(error: unknown, id: string, startedAt: string, finishedAt: string): AgentResult {
   const wrapped = AgencyError.from(error);
   return {
-    id: newId('run'),
+    id,
     success: false,
     output: '',
     attachments: [],
@@ -96,7 +101,7 @@ function failedResult(error: unknown, startedAt: string): AgentResult {
     synthesized: false,
     iterations: 0,
     startedAt,
-    finishedAt: new Date().toISOString(),
+    finishedAt,
     error: { code: wrapped.code, message: wrapped.message },
     retryInfo: { attempts: 0, retries: [] },
     aborted: false,

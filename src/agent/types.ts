@@ -81,6 +81,8 @@ export type AgentResult<OBJECT = unknown> = {
 export type ExecuteOptions = Partial<StructuredOutputOptions> & {
   /** Cancels the run; in-flight tool calls resolve to error results at once. */
   signal?: AbortSignal;
+  /** The run's id (`run_…`), e.g. one a caller already handed out. @default a new id from the agent's `deps.newId` */
+  runId?: string;
   /** Earlier conversation, placed after the system prompt and memory, before the input. */
   history?: Message[];
   /** Overrides the agent's `maxIterations` for this execution, e.g. to time-box a phase. */

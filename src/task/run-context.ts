@@ -44,6 +44,8 @@ export function buildLoopContext(
   const agent = new LLMAgent({
     name: 'governed-task',
     model,
+    // The run's clock and ids, so its agent's run ids, timestamps and retry waits are the runner's to fix.
+    deps: { ...options.deps, now: session.now, newId: session.newId },
     tools: tools.list(),
     processors: [
       gateProcessors.checks,

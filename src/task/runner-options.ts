@@ -1,6 +1,6 @@
+import type { AgentDeps } from '../agent/llm-agent-options.ts';
 import type { ModelInput } from '../agent/llm-agent.ts';
 import type { Processor } from '../agent/processors.ts';
-import type { IdGenerator } from '../core/ids.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
@@ -67,7 +67,12 @@ export type RunnerOptions = {
    * free at about 20–50 µs per call, for a process that hosts many runs at once. @default 'inline'
    */
   durableIo?: DurableIo;
-  deps?: { now?: () => number; newId?: IdGenerator };
+  /**
+   * The clock, the id generator, the sleep and the jitter of everything the runner builds: journal frames,
+   * approvals, the agent it runs (its run ids, timestamps and model retry waits). Tests fix them to make runs
+   * reproducible. @default { now: Date.now, newId: createIdGenerator({ now }), sleep: a timer, random: Math.random }
+   */
+  deps?: AgentDeps;
 };
 
 /** What a memory factory receives. */
