@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isTempFileName, tempFileName } from './temp-files.ts';
 
 describe('tempFileName', () => {
-  it('makes hidden, distinct names across pool refills, cutting long targets to 40 characters', () => {
+  it('makes hidden, distinct names, cutting long targets to 40 characters', () => {
     const names = Array.from({ length: 2000 }, () => tempFileName('state.json'));
     expect(new Set(names).size).toBe(2000);
     for (const name of names) {

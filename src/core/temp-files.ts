@@ -1,4 +1,4 @@
-import { createRandomPool } from './random-pool.ts';
+import { randomBytes } from 'node:crypto';
 
 /** The suffix of the temp files agency's atomic writes create beside their targets. */
 export const TEMP_FILE_SUFFIX = '.agency-tmp';
@@ -9,11 +9,8 @@ export const TEMP_FILE_SUFFIX = '.agency-tmp';
  * behind; listings skip such files and a resumed run removes them.
  */
 export function tempFileName(target: string): string {
-  const bytes = random(6);
-  return `.${target.slice(0, 40)}.${Buffer.from(bytes.buffer, bytes.byteOffset, 6).toString('hex')}${TEMP_FILE_SUFFIX}`;
+  return `.${target.slice(0, 40)}.${randomBytes(6).toString('hex')}${TEMP_FILE_SUFFIX}`;
 }
-
-const random = createRandomPool();
 
 /** True for names made by {@link tempFileName}. */
 export function isTempFileName(name: string): boolean {

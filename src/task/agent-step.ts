@@ -38,7 +38,7 @@ export type AgentStepHost = {
 
 /**
  * Runs one agent execution as a durable step. Checkpoints go to `steps/<id>/checkpoint.json` at every iteration
- * boundary, each followed by a journal flush and a state write; a step found with a checkpoint continues from it.
+ * boundary, vouched for by a digest in the journal; a step found with a checkpoint the journal knows continues from it.
  * Budgets are checked before each model call (on an estimate) and after it (on real usage); a budget hit, a STOP
  * file or `stop()` end the step at once with a RunStop.
  */
@@ -88,7 +88,7 @@ export async function runAgentStep(
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
       await writeCheckpoint(session, stepId, checkpointFile, checkpoint);
-      await session.boundary({ phase: options.phase, last_step_id: stepId });
+      session.update({ phase: options.phase, last_step_id: stepId });
       try {
         await session.checkStop();
       } catch (error) {
@@ -119,12 +119,12 @@ export async function runAgentStep(
   return result;
 }
 
-// The journal vouches for each checkpoint by its digest, made durable before the file is written: a resumed step
-// continues only from a checkpoint the journal knows.
+// The journal vouches for each checkpoint by its digest: a resumed step continues only from a checkpoint the journal
+// knows. Neither is made durable here: the digest goes out with the step's next commit, and the file is a cache (one
+// lost or not vouched for means the step starts over, its journaled tool calls answered from the journal).
 async function writeCheckpoint(session: Session, stepId: string, file: string, checkpoint: unknown): Promise<void> {
   const redacted = session.redact(checkpoint);
   session.emit({ type: 'step.checkpoint', step: stepId, data: { digest: canonicalDigest(redacted) } });
-  await session.journal.flush();
   await session.files.write(file, JSON.stringify(redacted));
 }
 

@@ -17,9 +17,11 @@ export type ApprovalAsk =
     };
 
 /**
- * Asks for an approval and waits for it: `approval.requested` is journaled and made durable, the request file is
- * written, and `state.json` says the run is waiting. Invalid decision files are journaled as `approval.invalid`
- * while the wait goes on. A run resumed while waiting reuses its earlier request instead of making a new one.
+ * Asks for an approval and waits for it: `approval.requested` (holding the whole request) is journaled and made
+ * durable, the request file is written, and `state.json` says the run is waiting. Invalid decision files are
+ * journaled as `approval.invalid` while the wait goes on. A run resumed while waiting reuses its earlier request
+ * instead of making a new one. The decision is journaled as `approval.decided` and made durable with the step's
+ * next commit.
  */
 export async function askApproval(session: Session, step: string, ask: ApprovalAsk): Promise<ApprovalOutcome> {
   const key = `${step}:${ask.type === 'plan' ? ask.planSig : ask.argsDigest}`;
@@ -35,7 +37,7 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
   // file is ever left without its journal entry.
   if (fresh) {
     session.fold.approvals.set(key, id);
-    session.emit(requestedEvent(step, id, ask, request.expires_at));
+    session.emit(requestedEvent(step, ask, request));
     await session.journal.flush();
   }
   if (!(await session.broker.get(id)).request) await session.broker.submit(request);
@@ -46,7 +48,7 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
   });
   session.emit(decidedEvent(step, id, ask, outcome));
   session.fold.decisions.set(id, outcome);
-  await session.boundary({ status: 'running' });
+  session.update({ status: 'running' });
   return outcome;
 }
 
@@ -82,7 +84,9 @@ function requestOf(session: Session, id: string, ask: ApprovalAsk): ApprovalRequ
   };
 }
 
-function requestedEvent(step: string, id: string, ask: ApprovalAsk, expiresAt: string): EventInput {
+// The frame holds the whole request, so a request file lost in a power loss is rebuilt from it.
+function requestedEvent(step: string, ask: ApprovalAsk, request: ApprovalRequest): EventInput {
+  const { id } = request;
   return {
     type: 'approval.requested',
     step,
@@ -91,10 +95,11 @@ function requestedEvent(step: string, id: string, ask: ApprovalAsk, expiresAt: s
       id,
       type: ask.type,
       rationale: ask.rationale,
-      expires_at: expiresAt,
+      expires_at: request.expires_at,
       ...(ask.type === 'plan'
         ? { plan_sig: ask.planSig, plan_path: ask.planPath, ...(ask.changes ? { changes: ask.changes } : {}) }
         : { tool: ask.toolName, args_digest: ask.argsDigest }),
+      request,
     },
   };
 }

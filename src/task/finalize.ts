@@ -1,11 +1,10 @@
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import type { StopReason } from './contracts/state.ts';
-import { readJournal } from './journal/read-journal.ts';
 import type { Loop } from './loop.ts';
 import { loopSignatureOf } from './loop-signature.ts';
 import { runDeliverables } from './deliverables.ts';
-import { appendNote } from './progress-files.ts';
+import { appendNote, finishNote } from './progress-files.ts';
 import { type DoTaskResult, stepReports } from './result.ts';
 import type { Session } from './session.ts';
 
@@ -39,7 +38,7 @@ export async function finalizeRun(session: Session, loop: Loop, ending: RunEndin
   } catch (cause) {
     session.warnings.push(`The run's ending could not be written to progress/: ${errorMessage(cause)}`);
   }
-  const { frames } = await readJournal(paths.events).catch(() => ({ frames: [] }));
+  const { frames } = await session.journal.read().catch(() => ({ frames: [] }));
   return {
     taskId: spec.task_id,
     loopName: loop.name,
@@ -97,16 +96,13 @@ async function recordEnding(
         : 'stopped';
   session.state.finish_reason = ending.reason;
   await session.boundary({ phase: 'done', status });
+  await session.settle();
   if (ending.reason === 'completed' && ending.memory) {
     await ending.memory
       .writeLearnings({ summary: ending.output, taskId: spec.task_id, sources: [] })
       .catch((cause: unknown) => session.warn(`Could not write learnings to memory: ${errorMessage(cause)}`));
   }
-  await appendNote(
-    session.files,
-    paths,
-    `finished: ${ending.reason}${error ? ` (${error.code}: ${error.message})` : ''}`,
-  );
+  await appendNote(session.files, paths, finishNote(ending.reason, error));
 }
 
 // Redacted before it is cut, so no part of a secret is left at the cut.

@@ -40,8 +40,9 @@ export { VERIFY_VERSION, type VerifyReport, verifyReportSchema } from './contrac
 export { CONTROL_PATHS } from './control-paths.ts';
 export { foldJournal, type JournalFold } from './journal-fold.ts';
 export { followJournal } from './journal/follow-journal.ts';
-export type { DurableIo } from './fs/durable-fs.ts';
+export type { FrameFactoryOptions } from './journal/frame-factory.ts';
 export type { Journal, JournalSyncMode } from './journal/journal.ts';
+export { createMemoryJournal, type MemoryJournal, type MemoryJournalOptions } from './journal/memory-journal.ts';
 export { readJournal } from './journal/read-journal.ts';
 export { checkTaskFolder, scaffoldTask, type TaskPaths, taskPaths } from './layout.ts';
 export { type AgentStepOutput, type Loop, type LoopContext, type LoopOutcome, type ReplanRequest } from './loop.ts';
@@ -75,4 +76,5 @@ export {
   type TaskHandle,
 } from './runner.ts';
 export type { RunListener } from './session.ts';
+export { createMemoryStateStore, type StateStore } from './state-store.ts';
 export { type ApprovalPolicy, type Budgets, type TaskSpec } from './task-spec.ts';

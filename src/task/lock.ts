@@ -18,9 +18,9 @@ export async function acquireRunLock(path: string, { pid = process.pid, now = Da
   let takenOver: RunLock['takenOver'];
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
+      // Not fsynced: a lock matters only while its process lives, and a power loss ends that process anyway.
       const handle = await open(path, 'wx', 0o644);
       await handle.writeFile(`${JSON.stringify(content)}\n`);
-      await handle.sync();
       await handle.close();
       return { release: () => releaseLock(path, pid), ...(takenOver ? { takenOver } : {}) };
     } catch (error) {

@@ -109,11 +109,13 @@ export function createLoopContext(host: LoopHost): LoopContext {
         data: { phase: name, elapsed_ms: Math.round(session.budgets.elapsedMs()) },
       });
     }
-    await session.boundary({ phase: name, last_step_id: id });
+    // The start is made durable with the step's first commit: before a side effect, or at its end.
+    session.update({ phase: name, last_step_id: id });
     await session.files.ensureDir(session.paths.step(id));
-    // Outputs are redacted once, here: the journal holds this copy and resume returns it.
+    // Outputs are redacted once, here: the journal holds this copy and resume returns it. The file is a copy for
+    // people, derived from the journal, and not fsynced (see restoreDerivedFiles).
     const output = session.redact(await work(id));
-    await session.files.write(outputFile, JSON.stringify(output, null, 2));
+    await session.files.write(outputFile, stepOutputText(output));
     session.fold.finishedSteps.add(id);
     session.fold.stepOutputs.set(id, output);
     session.stepDone(id);
@@ -158,6 +160,11 @@ export function createLoopContext(host: LoopHost): LoopContext {
     contextFor: host.contextFor,
     takeReplanRequest: host.takeReplanRequest,
   };
+}
+
+/** The text of `steps/<id>/output.json` for a step's output. */
+export function stepOutputText(output: unknown): string {
+  return JSON.stringify(output, null, 2);
 }
 
 /** A path under the task root, as written in files and events (`progress/…`). */

@@ -6,13 +6,17 @@ import type { JournalFold } from './journal-fold.ts';
 import type { TaskPaths } from './layout.ts';
 import { parseContractFile, readSpecFile } from './task-spec.ts';
 
-/** The spec a resumed run continues with, and whether `spec.json` had to be rewritten from the journal. */
-export type ResumedSpec = { spec: SpecFile; restored: boolean };
+/**
+ * The spec a resumed run continues with, and why `spec.json` had to be rewritten from the journal (it was missing,
+ * or a power loss left it unreadable), if it had to be.
+ */
+export type ResumedSpec = { spec: SpecFile; restored?: string };
 
 /**
  * The spec of a run being resumed. The journal's `run.started` frame holds the spec the run started with and is the
- * source of truth: a missing `spec.json` is rewritten from it, and a `spec.json` that differs from it (an edit made
- * while the run was stopped, by hand or by anything that could write there) is refused, naming the fields.
+ * source of truth: a missing `spec.json`, or one that is not JSON, is rewritten from it, and a `spec.json` that differs from it
+ * (an edit made while the run was stopped, by hand or by anything that could write there) is refused, naming the
+ * fields.
  *
  * @throws AgencyError `task_folder_invalid` when `spec.json` differs from the journaled spec.
  */
@@ -26,12 +30,17 @@ export async function specForResume(
     fold.spec === null
       ? undefined
       : parseContractFile(`${paths.events} (run.started)`, JSON.stringify(fold.spec), specSchema);
-  if (journaled !== undefined && !(await files.exists(paths.spec))) {
+  if (journaled === undefined) return { spec: await readSpecFile(files, paths.spec) };
+  const restore = async (why: string): Promise<ResumedSpec> => {
     await files.write(paths.spec, `${JSON.stringify(journaled, null, 2)}\n`);
-    return { spec: journaled, restored: true };
-  }
+    return { spec: journaled, restored: why };
+  };
+  const text = await files.readText(paths.spec);
+  if (text === undefined) return restore('was missing');
+  // Not JSON at all is what a power loss leaves of a file written without fsync; JSON that fails the schema is an
+  // edit, which is explained and refused like any other.
+  if (!isJson(text)) return restore('was not valid JSON');
   const spec = await readSpecFile(files, paths.spec);
-  if (journaled === undefined) return { spec, restored: false };
   const changed = differingFields(redact(journaled), redact(spec));
   if (changed.length > 0) {
     throw new AgencyError(
@@ -42,7 +51,16 @@ export async function specForResume(
       { details: { path: paths.spec, fields: changed } },
     );
   }
-  return { spec, restored: false };
+  return { spec };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The dotted paths at which two JSON values differ, at most `limit` of them. */

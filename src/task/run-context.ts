@@ -17,7 +17,7 @@ import { createLoopContext, type ReplanRequest } from './loop.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import type { Session } from './session.ts';
 import { createPhasePrompts } from './task-context.ts';
-import { createToolGate, type StepGate } from './tool-gate.ts';
+import { createToolGate, durableFirst, type StepGate } from './tool-gate.ts';
 
 /**
  * The agent and loop context a run executes with: its tools (capped by the per-tool budget, plus `request_replan`),
@@ -32,12 +32,14 @@ export function buildLoopContext(
 ) {
   let replan: ReplanRequest | undefined;
   let gate: StepGate | undefined;
-  const tools = runTools(session, options, (request) => (replan = request));
+  // Calls journaled by the gate whose tool has not flushed the journal yet (see durableFirst).
+  const unflushed = new Set<string>();
+  const tools = runTools(session, options, unflushed, (request) => (replan = request));
   const model = modelOf(session, options);
   const memory = entry.memory;
   const history = historyFor(session);
   const maxTokens = options.maxTokens ?? 2048;
-  const gateProcessors = createToolGate(session, tools, () => gate);
+  const gateProcessors = createToolGate(session, tools, () => gate, unflushed);
   const policy = policyOf(session, options);
   // The agent gets no system prompt or memory of its own: each phase's prompt, persona and pinned memory included,
   // comes whole from the one assembler (createPhasePrompts).
@@ -102,15 +104,22 @@ function modelOf(session: Session, options: RunnerOptions) {
   return model;
 }
 
-// The run's tools, each capped by the per-tool budget, plus the runner's own `request_replan`.
-function runTools(session: Session, options: RunnerOptions, onReplan: (request: ReplanRequest) => void) {
+// The run's tools, each capped by the per-tool budget and flushing the journal before it acts, plus the runner's own
+// `request_replan`.
+function runTools(
+  session: Session,
+  options: RunnerOptions,
+  unflushed: Set<string>,
+  onReplan: (request: ReplanRequest) => void,
+) {
   const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
   const limit = session.spec.budgets.step_tool_timeout_ms;
   const capped =
     limit === null
       ? userTools
       : userTools.map((tool) => (tool.timeoutMs > limit ? { ...tool, timeoutMs: limit } : tool));
-  return createToolRegistry([...capped, requestReplanTool(onReplan)]);
+  const tools = [...capped, requestReplanTool(onReplan)];
+  return createToolRegistry(tools.map((tool) => durableFirst(session, tool, unflushed)));
 }
 
 /**

@@ -6,17 +6,18 @@ import type { MemoryManager } from '../memory/memory-manager.ts';
 import { createFileBroker } from './approvals/file-broker.ts';
 import type { EventFrame } from './contracts/events.ts';
 import type { SpecFile } from './contracts/spec.ts';
-import { durableFsFor } from './fs/durable-fs.ts';
 import { createTaskFiles, type TaskFiles } from './fs/task-files.ts';
 import { foldJournal } from './journal-fold.ts';
 import { openFileJournal } from './journal/file-journal.ts';
+import type { Journal } from './journal/journal.ts';
 import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 import type { Loop } from './loop.ts';
 import { memoryFor } from './run-context.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import { createSession, type RunListener, type Session } from './session.ts';
-import { createFileStateStore } from './state-store.ts';
+import { createFileStateStore, type StateStore } from './state-store.ts';
+import { createToolWrites } from './tool-writes.ts';
 import { goalFromBrief, type TaskSpec, toSpecFile } from './task-spec.ts';
 
 /** A run that has been started or resumed. Only `taskId` identifies it: any object with the same id will do. */
@@ -51,7 +52,10 @@ export type RunnerCore = {
   loops: Map<string, Loop>;
 };
 
-/** Starts a run: checks the folder, takes the lock, writes `spec.json` and journals `run.started`. */
+/**
+ * Starts a run: checks the folder, takes the lock, opens the journal (which must be empty), writes `spec.json` and
+ * journals `run.started`, which holds the spec; the first boundary makes it durable.
+ */
 export async function startRun(
   core: RunnerCore,
   root: string,
@@ -61,16 +65,15 @@ export async function startRun(
   const paths = await checkTaskFolder(root);
   checkBudgetPriced(core.options, spec.model, spec.budgets?.maxCostUsd);
   const files = taskFilesFor(core, paths);
-  if (await files.exists(paths.spec)) {
-    throw new AgencyError(
-      'task_folder_invalid',
-      `${paths.spec} exists: this task was already started. Continue it with \`agency resume ${root}\`, or delete progress/ to start over.`,
-    );
-  }
+  if (await files.exists(paths.spec)) throw alreadyStarted(paths, root);
   await ensureProgressDirs(files, paths);
   const lock = await acquireRunLock(paths.lock, { now: core.now });
+  let journal: Journal | undefined;
   try {
     const brief = await readBrief(files, paths);
+    journal = await openJournal(core, paths, files);
+    // spec.json may have been lost in a power loss after the run started: the journal says so.
+    if (journal.lastSeq > 0) throw alreadyStarted(paths, root);
     const model = spec.model ?? (typeof core.options.model === 'string' ? core.options.model : undefined);
     const specFile = core.redactor.redact(
       toSpecFile(
@@ -78,28 +81,37 @@ export async function startRun(
         { taskId: core.newId('task'), goal: goalFromBrief(brief), now: core.now() },
       ),
     );
-    await files.write(paths.spec, `${JSON.stringify(specFile, null, 2)}\n`);
-    const { handle, entry } = await openRun(core, { paths, files, spec: specFile, frames: [], brief }, signal, lock);
+    await files.write(paths.spec, specText(specFile));
+    const source = { paths, files, spec: specFile, journal, frames: [], brief };
+    const { handle, entry } = openRun(core, source, signal, lock);
     entry.session.emit(startedEvent(specFile));
     for (const warning of core.options.warnings ?? []) entry.session.warn(warning);
     await entry.session.boundary({ phase: 'init', status: 'running' });
     return handle;
   } catch (error) {
+    await journal?.close().catch(() => undefined);
     await lock.release();
     throw error;
   }
 }
 
-/** What a run is opened from: its folder, its spec and what the journal already holds. */
-type RunSource = { paths: TaskPaths; files: TaskFiles; spec: SpecFile; frames: EventFrame[]; brief: string };
+/** What a run is opened from: its folder, its spec, its journal and the frames it already holds. */
+export type RunSource = {
+  paths: TaskPaths;
+  files: TaskFiles;
+  spec: SpecFile;
+  journal: Journal;
+  frames: EventFrame[];
+  brief: string;
+};
 
-/** Opens the journal, the broker and the session of a run, and registers it as live. */
-export async function openRun(
+/** Opens the broker and the session of a run over its journal, and registers it as live. */
+export function openRun(
   core: RunnerCore,
-  { paths, files, spec, frames, brief }: RunSource,
+  { paths, files, spec, journal, frames, brief }: RunSource,
   signal: AbortSignal | undefined,
   lock: RunLock,
-): Promise<{ handle: TaskHandle; entry: Live }> {
+): { handle: TaskHandle; entry: Live } {
   const { options, loops, now, newId, redactor } = core;
   const loop = loops.get(spec.loop);
   if (!loop) {
@@ -109,13 +121,6 @@ export async function openRun(
     );
   }
   const { fs } = files;
-  const journal = await openFileJournal(paths.events, {
-    sync: options.journalSync ?? 'group',
-    fs,
-    now,
-    newId,
-    redact: (frame) => redactor.redact(frame),
-  });
   const broker =
     typeof options.approvals === 'function'
       ? options.approvals(paths.progress)
@@ -123,13 +128,16 @@ export async function openRun(
   const firstStart = frames.find(
     (frame) => frame.type === 'run.started' || frame.type === 'phase.start' || frame.type === 'run.resumed',
   )?.ts;
+  // A walk too large to finish is said in the journal, once.
+  const toolWrites = createToolWrites(fs, paths, { onWarning: (message) => session.warn(message) });
   const session = createSession({
     paths,
     files,
     spec,
     journal,
-    stateStore: createFileStateStore(paths.progress, { fs }),
+    stateStore: stateStoreFor(core, paths, files),
     broker,
+    toolWrites,
     fold: foldJournal(frames),
     loop: { name: loop.name, version: loop.version },
     startedAt: firstStart ?? spec.created_at,
@@ -148,12 +156,34 @@ export async function openRun(
   return { handle, entry };
 }
 
+/** Opens a run's journal: the runner's `journal` option, or the file journal at `progress/events.ndjson`. */
+export async function openJournal(core: RunnerCore, paths: TaskPaths, files: TaskFiles): Promise<Journal> {
+  const frames = { now: core.now, newId: core.newId, redact: (frame: EventFrame) => core.redactor.redact(frame) };
+  if (core.options.journal) return core.options.journal(paths, frames);
+  return openFileJournal(paths.events, { ...frames, sync: core.options.journalSync ?? 'group', fs: files.fs });
+}
+
+/** Where a run keeps its state: the runner's `stateStore` option, or `progress/state.json`. */
+export function stateStoreFor(core: RunnerCore, paths: TaskPaths, files: TaskFiles): StateStore {
+  return core.options.stateStore?.(paths) ?? createFileStateStore(paths.progress, { fs: files.fs });
+}
+
 // One confined, redacting view of the task folder per run; the journal, the state store and the broker share it.
 export function taskFilesFor(core: RunnerCore, paths: TaskPaths): TaskFiles {
-  return createTaskFiles(paths.root, {
-    fs: durableFsFor(core.options.durableIo ?? 'inline'),
-    redactText: (text) => core.redactor.redactText(text),
-  });
+  const { fs } = core.options.deps ?? {};
+  return createTaskFiles(paths.root, { ...(fs ? { fs } : {}), redactText: (text) => core.redactor.redactText(text) });
+}
+
+/** The text of `spec.json`. */
+export function specText(spec: SpecFile): string {
+  return `${JSON.stringify(spec, null, 2)}\n`;
+}
+
+function alreadyStarted(paths: TaskPaths, root: string): AgencyError {
+  return new AgencyError(
+    'task_folder_invalid',
+    `${paths.spec} exists: this task was already started. Continue it with \`agency resume ${root}\`, or delete progress/ to start over.`,
+  );
 }
 
 /** The task's brief, read without following a link. */

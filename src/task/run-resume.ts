@@ -5,21 +5,26 @@ import { FINAL_STOP_REASONS } from './contracts/state.ts';
 import type { TaskFiles } from './fs/task-files.ts';
 import { removeStaleTempFiles } from './fs/stale-temps.ts';
 import { foldJournal, type JournalFold } from './journal-fold.ts';
-import { readJournal } from './journal/read-journal.ts';
-import { checkTaskFolder, ensureProgressDirs, type TaskPaths } from './layout.ts';
+import type { Journal } from './journal/journal.ts';
+import type { TornTail } from './journal/parse-journal.ts';
+import { checkTaskFolder, ensureProgressDirs, type TaskPaths, taskPaths } from './layout.ts';
 import { acquireRunLock } from './lock.ts';
 import { specForResume } from './resume-checks.ts';
+import { restoreDerivedFiles } from './derived-files.ts';
 import {
   checkBudgetPriced,
+  openJournal,
   openRun,
   readBrief,
   type RunnerCore,
+  specText,
   startedEvent,
+  stateStoreFor,
   type TaskHandle,
   taskFilesFor,
 } from './run-core.ts';
 import type { Session } from './session.ts';
-import { createFileStateStore } from './state-store.ts';
+import type { StateStore } from './state-store.ts';
 import { type Budgets, toBudgetLimits } from './task-spec.ts';
 
 /** Options for `runner.resume`. */
@@ -38,68 +43,80 @@ export type ResumeOptions = {
  * Reopens a run from its folder. The journal is the source of truth: a run that was not finished on purpose (see
  * `FINAL_STOP_REASONS`) continues from its last step boundary, whether it was killed, stopped, cancelled, out of
  * budget, left with an expired approval, or ended by an error (the failed step is tried again). A `STOP` file left
- * from the stop is removed, and an unreadable `state.json` is rebuilt from the journal.
+ * from the stop is removed; a `state.json` that cannot be read or is behind the journal is rebuilt from the journal's
+ * fold; and the files derived from the journal (plans, step outputs, approval requests, reports, notes) are rebuilt
+ * where they are missing, torn or disagree with it, each with a `warning`.
  */
 export async function resumeRun(core: RunnerCore, root: string, options: ResumeOptions = {}): Promise<TaskHandle> {
   const paths = await checkTaskFolder(root);
   const files = taskFilesFor(core, paths);
-  if (!(await files.exists(paths.spec)) && !(await files.exists(paths.events))) {
-    throw new AgencyError(
-      'task_folder_invalid',
-      `${paths.spec} is missing: this task was never started, so there is nothing to resume. Start it with \`agency run ${root}\`.`,
-    );
-  }
+  const fileJournal = core.options.journal === undefined;
+  if (fileJournal && !(await files.exists(paths.spec)) && !(await files.exists(paths.events))) throw neverStarted(root);
   const lock = await acquireRunLock(paths.lock, { now: core.now });
+  let journal: Journal | undefined;
   try {
     await ensureProgressDirs(files, paths);
-    const { frames, torn } = await readJournal(paths.events, { repair: true, fs: files.fs }).catch((error: unknown) => {
-      // Killed after writing spec.json and before the journal's first frame: the run has done nothing yet.
-      if (AgencyError.hasCode(error, 'path_not_found')) return { frames: [], torn: undefined };
-      throw error;
-    });
+    journal = await openJournal(core, paths, files);
+    const { frames, torn } = await journal.read();
+    if (frames.length === 0 && !(await files.exists(paths.spec))) throw neverStarted(root);
     const fold = foldJournal(frames);
     refuseIfFinal(fold);
     const resumed = await specForResume(files, paths, fold, (value) => core.redactor.redact(value));
     const spec = withBudgets(resumed.spec, options.budgets);
     checkBudgetPriced(core.options, spec.model, spec.budgets.max_cost_usd);
-    const stateProblem = await readableState(files, paths);
+    const state = await checkState(stateStoreFor(core, paths, files), fold);
     const stopFile = await removeStopFile(files, paths);
     const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
     const brief = await readBrief(files, paths);
-    const { handle, entry } = await openRun(core, { paths, files, spec, frames, brief }, options.signal, lock);
+    const { handle, entry } = openRun(core, { paths, files, spec, journal, frames, brief }, options.signal, lock);
     const { session } = entry;
     // Killed between writing spec.json and the first frame: the run starts now.
     if (session.fold.spec === null) session.emit(startedEvent(resumed.spec));
-    session.emit({
-      type: 'run.resumed',
-      message: `Resumed after seq ${fold.lastSeq}${fold.finishReason ? ` (it had stopped: ${fold.finishReason})` : ''}${torn ? ` (a torn final line of ${torn.bytes} bytes was repaired)` : ''}`,
-      data: {
-        from_seq: fold.lastSeq,
-        ...(fold.finishReason ? { after: fold.finishReason } : {}),
-        ...(torn ? { torn_line: torn.line, torn_bytes: torn.bytes } : {}),
-        ...(stopFile ? { stop_file_removed: true } : {}),
-      },
-    });
+    session.emit(resumedEvent(fold, torn, stopFile, state.behind));
     if (spec !== resumed.spec) {
       // The journal says so first: a spec.json ahead of the journal would be refused by the next resume.
       journalBudgetChange(session, resumed.spec, spec, options.by ?? 'runner');
       await session.journal.flush();
-      await files.write(paths.spec, `${JSON.stringify(spec, null, 2)}\n`);
+      await files.write(paths.spec, specText(spec));
     }
     for (const warning of core.options.warnings ?? []) session.warn(warning);
     if (lock.takenOver) session.warn(`Took over a stale run lock left by pid ${lock.takenOver.pid}`);
-    if (resumed.restored) session.warn(`${relative(paths.root, paths.spec)} was missing; rewrote it from the journal`);
-    if (stateProblem) session.warn(`${relative(paths.root, paths.state)} ${stateProblem}; rebuilt it from the journal`);
+    const shown = (file: string) => relative(paths.root, file);
+    if (resumed.restored) session.warn(`${shown(paths.spec)} ${resumed.restored}; rewrote it from the journal`);
+    if (state.problem) session.warn(`${shown(paths.state)} ${state.problem}; rebuilt it from the journal`);
     if (strays.length > 0) {
-      const names = strays.map((file) => relative(paths.root, file)).join(', ');
+      const names = strays.map(shown).join(', ');
       session.warn(`Removed ${strays.length} temp file(s) left by interrupted writes: ${names}`);
     }
+    for (const warning of await restoreDerivedFiles(files, paths, frames)) session.warn(warning);
     await session.boundary({ status: 'running' });
     return handle;
   } catch (error) {
+    await journal?.close().catch(() => undefined);
     await lock.release();
     throw error;
   }
+}
+
+function neverStarted(root: string): AgencyError {
+  return new AgencyError(
+    'task_folder_invalid',
+    `${taskPaths(root).spec} is missing: this task was never started, so there is nothing to resume. Start it with \`agency run ${root}\`.`,
+  );
+}
+
+function resumedEvent(fold: JournalFold, torn: TornTail | undefined, stopFile: boolean, stateBehind?: number) {
+  return {
+    type: 'run.resumed',
+    message: `Resumed after seq ${fold.lastSeq}${fold.finishReason ? ` (it had stopped: ${fold.finishReason})` : ''}${torn ? ` (a torn final line of ${torn.bytes} bytes was repaired)` : ''}`,
+    data: {
+      from_seq: fold.lastSeq,
+      ...(fold.finishReason ? { after: fold.finishReason } : {}),
+      ...(torn ? { torn_line: torn.line, torn_bytes: torn.bytes } : {}),
+      ...(stopFile ? { stop_file_removed: true } : {}),
+      ...(stateBehind === undefined ? {} : { state_last_seq: stateBehind }),
+    },
+  } as const;
 }
 
 function refuseIfFinal(fold: JournalFold): void {
@@ -118,14 +135,19 @@ function refuseIfFinal(fold: JournalFold): void {
   );
 }
 
-// The state is a checkpoint of the journal: one that cannot be read is rebuilt at the first boundary.
-async function readableState(files: TaskFiles, paths: TaskPaths): Promise<string | undefined> {
+// The state is a checkpoint of the journal, rebuilt from its fold at the first boundary. One behind the journal is
+// what a crash or a power loss leaves (the run.resumed frame notes it); one ahead of it means the journal lost frames
+// it had acknowledged, which is worth a warning.
+async function checkState(store: StateStore, fold: JournalFold): Promise<{ problem?: string; behind?: number }> {
+  let state;
   try {
-    await createFileStateStore(paths.progress, { fs: files.fs }).read();
-    return undefined;
+    state = await store.read();
   } catch (error) {
-    return `could not be read (${errorMessage(error)})`;
+    return { problem: `could not be read (${errorMessage(error)})` };
   }
+  if (state === undefined || state.last_seq === fold.lastSeq) return {};
+  if (state.last_seq < fold.lastSeq) return { behind: state.last_seq };
+  return { problem: `says seq ${state.last_seq} was durable, but the journal ends at seq ${fold.lastSeq}` };
 }
 
 // Resuming is the request to go on, so the STOP that ended the run goes.

@@ -7,10 +7,12 @@ import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import type { ApprovalBroker } from './approvals/broker.ts';
-import type { DurableIo } from './fs/durable-fs.ts';
-import type { JournalSyncMode } from './journal/journal.ts';
+import type { DurableFs } from './fs/durable-fs.ts';
+import type { FrameFactoryOptions } from './journal/frame-factory.ts';
+import type { Journal, JournalSyncMode } from './journal/journal.ts';
 import type { TaskPaths } from './layout.ts';
 import type { Loop } from './loop.ts';
+import type { StateStore } from './state-store.ts';
 
 /** Options for {@link createRunner}. */
 export type RunnerOptions = {
@@ -59,20 +61,27 @@ export type RunnerOptions = {
    * @default defaultRedactor (known key shapes plus every value registered by the credential broker)
    */
   redactor?: Redactor;
-  /** @default 'group' */
+  /** How the default file journal fsyncs. @default 'group' */
   journalSync?: JournalSyncMode;
   /**
-   * How the journal and `state.json` reach the disk. `inline` makes each system call on the event loop's thread: a
-   * durable step costs little more than its fsyncs, but the loop waits while they run. `thread-pool` keeps the loop
-   * free at about 20–50 µs per call, for a process that hosts many runs at once. @default 'inline'
+   * Opens the journal of a run, for a process that keeps journals somewhere other than the task folder. It gets the
+   * frame options to apply (the runner's clock, ids and redactor) and must return a journal holding the run's
+   * earlier frames, if any.
+   * @default the file journal at `progress/events.ndjson`
+   * @example
+   * createRunner({ journal: (paths, frames) => createMemoryJournal({ ...frames, frames: saved.get(paths.root) }) })
    */
-  durableIo?: DurableIo;
+  journal?: (paths: TaskPaths, frames: FrameFactoryOptions) => Journal | Promise<Journal>;
+  /** Where a run keeps its state checkpoint. @default `progress/state.json` (createFileStateStore) */
+  stateStore?: (paths: TaskPaths) => StateStore;
   /**
-   * The clock, the id generator, the sleep and the jitter of everything the runner builds: journal frames,
-   * approvals, the agent it runs (its run ids, timestamps and model retry waits). Tests fix them to make runs
-   * reproducible. @default { now: Date.now, newId: createIdGenerator({ now }), sleep: a timer, random: Math.random }
+   * The clock, the id generator, the sleep and the jitter of everything the runner builds (journal frames,
+   * approvals, the agent it runs: its run ids, timestamps and model retry waits), and the file system under the task
+   * folder (which the journal, the state, the approvals and the tools' durability batch go through; a test passes a
+   * spy to count or delay its calls). Tests fix them to make runs reproducible.
+   * @default { now: Date.now, newId: createIdGenerator({ now }), sleep: a timer, random: Math.random, fs: the disk }
    */
-  deps?: AgentDeps;
+  deps?: AgentDeps & { fs?: DurableFs };
 };
 
 /** What a memory factory receives. */

@@ -10,7 +10,9 @@ import type { Journal } from './journal/journal.ts';
 import type { TaskPaths } from './layout.ts';
 import { runStop } from './run-stop.ts';
 import type { StateStore } from './state-store.ts';
+import { createStateWriter, type StateWriter } from './state-writer.ts';
 import type { TaskFiles } from './fs/task-files.ts';
+import type { ToolWrites } from './tool-writes.ts';
 
 /** Receives every journaled frame of a run, as it is appended, with the run's task id. */
 export type RunListener = (frame: EventFrame, taskId: string) => void;
@@ -21,8 +23,11 @@ export type Session = {
   /** The run's own files: confined to the task folder, never through a link, redacted on write. */
   readonly files: TaskFiles;
   readonly spec: SpecFile;
+  /** The run's journal; each flush first makes what tools wrote durable (see `toolWrites`). */
   readonly journal: Journal;
   readonly broker: ApprovalBroker;
+  /** What tools write under `progress/`, made durable before the journal commit that follows. */
+  readonly toolWrites: ToolWrites;
   readonly budgets: BudgetTracker;
   readonly state: StateFile;
   readonly signal: AbortSignal;
@@ -32,10 +37,15 @@ export type Session = {
   readonly fold: JournalFold;
   /** Appends a frame to the journal and tells the listeners. */
   emit(event: EventInput): EventFrame;
-  /** A step boundary: makes the journal durable, then replaces `state.json`. */
-  boundary(
-    changes?: Partial<Pick<StateFile, 'phase' | 'status' | 'last_step_id' | 'plan_sig' | 'approved_plan_sig'>>,
-  ): Promise<void>;
+  /**
+   * A step boundary: makes the journal durable (one fsync, shared with any flush in flight), then hands the state to
+   * be written to `state.json` behind the run. Throws if an earlier state write failed.
+   */
+  boundary(changes?: StateChanges): Promise<void>;
+  /** Changes the state in memory; the next boundary writes it. */
+  update(changes: StateChanges): void;
+  /** Waits for the state writes handed over so far. @throws the first failed write */
+  settle(): Promise<void>;
   /** Throws a RunStop if a stop was asked for (STOP file, `stop()`, the wall clock). */
   checkStop(): Promise<void>;
   /** Asks the run to stop: at once if a step is in flight, else at the next boundary. */
@@ -51,6 +61,11 @@ export type Session = {
   redact<T>(value: T): T;
 };
 
+/** The parts of the state a loop may change. */
+export type StateChanges = Partial<
+  Pick<StateFile, 'phase' | 'status' | 'last_step_id' | 'plan_sig' | 'approved_plan_sig'>
+>;
+
 /** What {@link createSession} needs. */
 export type SessionParts = {
   paths: TaskPaths;
@@ -59,6 +74,7 @@ export type SessionParts = {
   journal: Journal;
   stateStore: StateStore;
   broker: ApprovalBroker;
+  toolWrites: ToolWrites;
   fold: JournalFold;
   loop: { name: string; version: string };
   startedAt: string;
@@ -78,7 +94,8 @@ export function createSession(parts: SessionParts): Session {
   const warnings: string[] = [];
   const stopping = new AbortController();
   const signal = AbortSignal.any([parts.signal, stopping.signal]);
-  const durable: DurableParts = { journal, stateStore, spec, budgets, state, now };
+  const writer = createStateWriter(stateStore);
+  const durable: DurableParts = { journal, writer, toolWrites: parts.toolWrites, spec, budgets, state, now };
 
   const session: Session = {
     paths,
@@ -86,6 +103,7 @@ export function createSession(parts: SessionParts): Session {
     spec,
     journal,
     broker: parts.broker,
+    toolWrites: parts.toolWrites,
     budgets,
     state,
     signal,
@@ -100,6 +118,10 @@ export function createSession(parts: SessionParts): Session {
     boundary(changes = {}) {
       return writeBoundary(durable, changes);
     },
+    update(changes) {
+      Object.assign(state, changes);
+    },
+    settle: () => writer.settle(),
     get stopReason() {
       return stopReason;
     },
@@ -125,11 +147,10 @@ export function createSession(parts: SessionParts): Session {
   return session;
 }
 
-type BoundaryChanges = NonNullable<Parameters<Session['boundary']>[0]>;
-
 type DurableParts = {
   journal: Journal;
-  stateStore: StateStore;
+  writer: StateWriter;
+  toolWrites: ToolWrites;
   spec: SpecFile;
   budgets: BudgetTracker;
   state: StateFile;
@@ -184,18 +205,20 @@ function emitToListeners(journal: Journal, listeners: Set<RunListener>, event: E
   return frame;
 }
 
-// The journal is flushed before `state.json` is replaced, so the state never points past what is durable.
+// The journal is flushed before the state is handed over, so `state.json` never points past what is durable; a
+// boundary comes where no model call is in flight, so the usage is the fold's up to `last_seq`.
 async function writeBoundary(
-  { journal, stateStore, spec, budgets, state, now }: DurableParts,
-  changes: BoundaryChanges,
+  { journal, writer, toolWrites, spec, budgets, state, now }: DurableParts,
+  changes: StateChanges,
 ): Promise<void> {
-  await journal.flush();
   Object.assign(state, changes);
+  await toolWrites.sync();
+  await journal.flush();
   state.last_seq = journal.durableSeq;
   state.usage = usageToJson(budgets.usage);
   state.budgets = { limits: spec.budgets, remaining: budgets.remaining() };
   state.updated_at = new Date(now()).toISOString();
-  await stateStore.write(state);
+  writer.submit(state);
 }
 
 async function checkStopConditions(

@@ -1,17 +1,20 @@
 import path from 'node:path';
 import { AgencyError } from '../core/errors.ts';
-import { tempFileName } from '../core/temp-files.ts';
 import { type StateFile, stateSchema } from './contracts/state.ts';
-import { findStateProblem } from './contracts/state-check.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
 import { confineFs } from './fs/confined-fs.ts';
 import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from './fs/durable-fs.ts';
 
-/** Where a run keeps its `agent.state.v1` record. */
+/**
+ * Where a run keeps its `agent.state.v1` record: a checkpoint of the journal's fold, which resume trusts over it.
+ */
 export type StateStore = {
   /** The stored state, or `undefined` if none was written yet. @throws AgencyError `state_corrupt` */
   read(): Promise<StateFile | undefined>;
-  /** Replaces the stored state atomically. @throws AgencyError `invalid_argument` for a state that fails the schema */
+  /**
+   * Replaces the stored state atomically. The state is checked and copied before the first `await`, so the caller
+   * may change its object at once. @throws AgencyError `invalid_argument` for a state that fails the schema
+   */
   write(state: StateFile): Promise<void>;
 };
 
@@ -24,8 +27,9 @@ export type FileStateStoreOptions = {
 const RESTORE_HINT = 'restore it from the journal with `agency resume`, or move it aside to start the run over';
 
 /**
- * Keeps the state in `<progressDir>/state.json`, replaced atomically (temp file, fsync, rename, fsync of the
- * directory) so a crash leaves the old or the new state, never a mix. Reads are validated against `agent.state.v1`.
+ * Keeps the state in `<progressDir>/state.json`, replaced atomically (temp file, rename) so a reader or a crash sees
+ * the old or the new state, never a mix. It is not fsynced: after a power loss it may be behind the journal, and
+ * resume rebuilds it from the journal's fold. Writes and reads are validated against `agent.state.v1`.
  *
  * @example
  * const store = createFileStateStore('/runs/t1/progress'); await store.write(state); await store.read();
@@ -35,8 +39,6 @@ export function createFileStateStore(
   { fs = confineFs(nodeDurableFs, progressDir) }: FileStateStoreOptions = {},
 ): StateStore {
   const file = path.join(progressDir, 'state.json');
-  // One temp name for the life of the store (see WriteFileAtomicOptions.temp).
-  const temp = path.join(progressDir, tempFileName('state.json'));
   return {
     async read() {
       let bytes: Buffer;
@@ -49,8 +51,8 @@ export function createFileStateStore(
       return parseState(bytes.toString('utf8'), file);
     },
     async write(state) {
-      const checked = checkState(state, file);
-      await writeFileAtomic(file, `${JSON.stringify(checked, null, 2)}\n`, { fs, temp });
+      const text = `${JSON.stringify(checkState(state, file), null, 2)}\n`;
+      await writeFileAtomic(file, text, { fs, durable: false });
     },
   };
 }
@@ -91,17 +93,14 @@ export function parseState(text: string, file: string): StateFile {
   });
 }
 
-// Checked with the compiled validator: this runs at every step boundary (see findStateProblem).
 function checkState(state: StateFile, file: string): StateFile {
-  const problem = findStateProblem(state);
-  if (problem === undefined) return state;
-  throw new AgencyError(
-    'invalid_argument',
-    `${file}: refusing to write a state whose ${problem.field} ${problem.message}`,
-    {
-      details: { path: file, field: problem.field },
-    },
-  );
+  const result = stateSchema.safeParse(state);
+  if (result.success) return result.data;
+  const { field, message } = firstIssue(result.error);
+  throw new AgencyError('invalid_argument', `${file}: refusing to write a state whose ${field} ${message}`, {
+    cause: result.error,
+    details: { path: file, field },
+  });
 }
 
 function firstIssue(error: { issues: readonly { path: PropertyKey[]; message: string }[] }): {

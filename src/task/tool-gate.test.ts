@@ -41,7 +41,7 @@ describe('createToolGate: the tool.call frame', () => {
   // it: a cut made before redaction leaves those in the message.
   it.each([92, 100, 105, 109])('message holds no 10 characters of a secret starting at %i', async (at) => {
     const { session, journal } = journaledSession();
-    const { journal: processor } = createToolGate(session, createToolRegistry([tool]), () => gate);
+    const { journal: processor } = createToolGate(session, createToolRegistry([tool]), () => gate, new Set());
     const input = { url: `https://example.com/${'a'.repeat(at - 28)}${SECRET}&page=2${'b'.repeat(200)}` };
     expect(JSON.stringify(input).indexOf(SECRET)).toBe(at);
     const call = { type: 'tool-call' as const, toolCallId: 'call-1', toolName: tool.name, input };

@@ -28,13 +28,15 @@ export type StepGate = {
  * (journaled as `tool.blocked`); blocks writes whose path argument names a control file (approvals, plan, journal,
  * state: an early refusal by the text, while the path guard enforces it on the real path); and refuses every call
  * once the plan was edited after approval. The run's policy (`governedPolicy`) decides next, approvals included (the
- * spec's `require_tools` is one of its rules). Last, it journals `tool.call`, durably before any side effect. After
- * the call, it journals `tool.result`.
+ * spec's `require_tools` is one of its rules). Last, it journals `tool.call` and marks the call in `unflushed`: the
+ * tool itself, wrapped by {@link durableFirst}, makes that record durable before it acts. After the call, it
+ * journals `tool.result`.
  */
 export function createToolGate(
   session: Session,
   registry: ToolRegistry,
   current: () => StepGate | undefined,
+  unflushed: Set<string>,
 ): { checks: Processor; journal: Processor } {
   // Calls answered from the journal already have their tool.result there.
   const recoveredIds = new Set<string>();
@@ -61,7 +63,8 @@ export function createToolGate(
     preTool: async ({ call }) => {
       const gate = current();
       const tool = registry.get(call.toolName);
-      if (gate && tool) await journalCall(session, gate, call, tool, canonicalDigest(call.input ?? null));
+      if (gate && tool) journalCall(session, gate, call, tool, canonicalDigest(call.input ?? null));
+      if (gate && tool && tool.effects !== 'read') unflushed.add(call.toolCallId);
       return undefined;
     },
     postTool: ({ call, outcome }) => {
@@ -106,13 +109,7 @@ async function refuse(gate: StepGate, call: ToolCallPart, tool: Tool): Promise<s
   return gate.checkPlan?.();
 }
 
-async function journalCall(
-  session: Session,
-  gate: StepGate,
-  call: ToolCallPart,
-  tool: Tool,
-  argsDigest: string,
-): Promise<void> {
+function journalCall(session: Session, gate: StepGate, call: ToolCallPart, tool: Tool, argsDigest: string): void {
   session.emit({
     type: 'tool.call',
     step: gate.step,
@@ -127,8 +124,31 @@ async function journalCall(
       idempotent: tool.idempotent,
     },
   });
-  // A side effect may only happen once the journal says it was about to.
-  if (tool.effects !== 'read') await session.journal.flush();
+}
+
+/**
+ * The tool, made to flush the journal before it acts when its call was journaled by the gate (in `unflushed`): a
+ * side effect may only happen once the journal durably says it was about to. Calls the model makes side by side are
+ * all journaled before any of them runs, so they share one fsync. A tool that may write files has what it wrote
+ * made durable (`toolWrites`) before it returns, so before its result is journaled.
+ */
+export function durableFirst(session: Session, tool: Tool, unflushed: Set<string>): Tool {
+  if (tool.effects === 'read') return tool;
+  const writes = tool.effects === 'write' || tool.effects === 'exec';
+  return {
+    ...tool,
+    execute: async (input, context) => {
+      if (unflushed.delete(context.toolCallId)) await session.journal.flush();
+      context.signal.throwIfAborted();
+      if (!writes) return tool.execute(input, context);
+      await session.toolWrites.begin();
+      try {
+        return await tool.execute(input, context);
+      } finally {
+        await session.toolWrites.end();
+      }
+    },
+  };
 }
 
 async function recover(

@@ -100,26 +100,18 @@ describe('a governed run, end to end', () => {
     ]);
   });
 
-  it.each(['inline', 'thread-pool'] as const)(
-    'agrees with its journal (durableIo %s): state.json is the fold of the events',
-    async (durableIo) => {
-      const root = await makeTaskFolder();
-      const runner = createRunner({
-        model: phaseModel(),
-        tools: (paths) => fixtureTools(paths),
-        approvals: 'auto',
-        durableIo,
-      });
-      expect(await runner.doTask(root)).toMatchObject({ finishReason: 'completed' });
-      const state = stateSchema.parse(await json(join(root, 'progress', 'state.json')));
-      const fold = foldJournal(await frames(root), state.last_seq);
-      expect(state.last_seq).toBe(fold.lastSeq);
-      expect(state.usage.total_tokens).toBe(fold.usage.totalTokens);
-      expect(state.plan_sig).toBe(fold.planSig);
-      expect(state.approved_plan_sig).toBe(fold.approvedPlanSig);
-      expect(state.finish_reason).toBe(fold.finishReason);
-    },
-  );
+  it('agrees with its journal: state.json is the fold of the events', async () => {
+    const root = await makeTaskFolder();
+    const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
+    expect(await runner.doTask(root)).toMatchObject({ finishReason: 'completed' });
+    const state = stateSchema.parse(await json(join(root, 'progress', 'state.json')));
+    const fold = foldJournal(await frames(root), state.last_seq);
+    expect(state.last_seq).toBe(fold.lastSeq);
+    expect(state.usage.total_tokens).toBe(fold.usage.totalTokens);
+    expect(state.plan_sig).toBe(fold.planSig);
+    expect(state.approved_plan_sig).toBe(fold.approvedPlanSig);
+    expect(state.finish_reason).toBe(fold.finishReason);
+  });
 
   it('keeps the prompt prefix (system, pinned memory, tool definitions) byte-stable across every model call', async () => {
     const root = await makeTaskFolder();

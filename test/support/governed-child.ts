@@ -2,7 +2,9 @@
 //   node governed-child.ts <root> start|resume [delayMs]
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventFrame } from '../../src/task/contracts/events.ts';
+import type { FrameFactoryOptions } from '../../src/task/journal/frame-factory.ts';
+import { openFileJournal } from '../../src/task/journal/file-journal.ts';
+import type { Journal } from '../../src/task/journal/journal.ts';
 import type { TaskPaths } from '../../src/task/layout.ts';
 import { createRunner } from '../../src/task/runner.ts';
 import { fixtureTools, phaseModel } from './governed-fixture.ts';
@@ -38,9 +40,8 @@ const tools = (paths: TaskPaths) => {
         },
   );
 };
-// GOVERNED_CHILD_KILL_AFTER_RESULT=<tool> fsyncs the journal after every frame and kills this process the moment that
-// tool's first `tool.result` frame is on disk: the result is durable, and the step has not reached its next
-// checkpoint.
+// GOVERNED_CHILD_KILL_AFTER_RESULT=<tool> kills this process the moment that tool's first `tool.result` frame is
+// fsynced: the result is durable, and nothing the run did after it is journaled.
 const killAfter = process.env.GOVERNED_CHILD_KILL_AFTER_RESULT;
 // GOVERNED_CHILD_REQUIRE=<tool> starts the run with an approval required for every call of that tool.
 const required = process.env.GOVERNED_CHILD_REQUIRE;
@@ -48,13 +49,38 @@ const runner = createRunner({
   model: base,
   tools,
   approvals: 'auto',
-  ...(killAfter ? { journalSync: 'always' as const } : {}),
+  ...(killAfter ? { journal: killingJournal(killAfter) } : {}),
 });
-if (killAfter)
-  runner.subscribe((frame: EventFrame) => {
-    if (frame.type === 'tool.result' && frame.data?.tool === killAfter) process.kill(process.pid, 'SIGKILL');
-  });
 const spec = required ? { approvals: { requireTools: [required] } } : {};
 const handle = mode === 'start' ? await runner.startTask(root, spec) : await runner.resume(root);
 const result = await runner.run(handle);
 process.stdout.write(JSON.stringify({ finishReason: result.finishReason, deliverables: result.deliverables }));
+
+// The file journal, except that the first tool.result of `tool` is flushed at once and the process then dies; what
+// the run appends meanwhile is dropped, so that frame is the journal's last.
+function killingJournal(tool: string) {
+  return async (paths: TaskPaths, frames: FrameFactoryOptions): Promise<Journal> => {
+    const journal = await openFileJournal(paths.events, frames);
+    let dying = false;
+    return {
+      append(event) {
+        if (dying) return { ...event, version: 'agent.events.v1', id: 'evt_dropped', seq: 0, ts: '' };
+        const frame = journal.append(event);
+        if (frame.type === 'tool.result' && frame.data?.tool === tool) {
+          dying = true;
+          void journal.flush().then(() => process.kill(process.pid, 'SIGKILL'));
+        }
+        return frame;
+      },
+      flush: () => (dying ? new Promise<never>(() => {}) : journal.flush()),
+      read: () => journal.read(),
+      close: () => journal.close(),
+      get lastSeq() {
+        return journal.lastSeq;
+      },
+      get durableSeq() {
+        return journal.durableSeq;
+      },
+    };
+  };
+}

@@ -62,11 +62,13 @@ export async function decide(
   if (!check.ok) throw new AgencyError('approval_invalid', `${files.shownDecision}: ${check.problem}`);
 
   await io.ensureDir(approvalDirs(progressDir).decisions);
-  if (await createFileExclusive(io, files.decision, formatJson(check.decision))) return check.decision;
+  if (await createFileExclusive(io, files.decision, formatJson(check.decision), { durable: true })) {
+    return check.decision;
+  }
   const existing = await lookAt(io, files, request);
   if (existing.decision === undefined) {
     // The file on disk was never valid, so nothing acted on it: replace it with a correct one.
-    await io.write(files.decision, formatJson(check.decision));
+    await io.write(files.decision, formatJson(check.decision), { durable: true });
     return check.decision;
   }
   if (existing.decision.decision === decision) return existing.decision;

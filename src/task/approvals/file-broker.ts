@@ -41,7 +41,9 @@ export type FileBroker = ApprovalBroker & {
  * `approvals/decisions/` (with polling as a fallback) and acts only on a valid decision file: well-formed, for this
  * id, with the request's `plan_sig` (plans) or `args_digest` (tools). Invalid files are reported through
  * `onInvalid` and the broker keeps waiting. At `expires_at` it resolves `expired` and records that in a decision
- * file signed `agency`.
+ * file signed `agency`. The files the broker writes itself are not fsynced: the runner journals each request before
+ * submitting it (`approval.requested` holds the whole request) and each outcome once it has it, and rebuilds a lost
+ * file from the journal. A person's decision (`decide`) is fsynced.
  *
  * @example
  * const broker = createFileBroker('/runs/t1/progress', { mode: 'file' });
@@ -87,7 +89,7 @@ export function createFileBroker(
       const dirs = approvalDirs(progressDir);
       await io.ensureDir(dirs.requests);
       await io.ensureDir(dirs.decisions);
-      if (await createFileExclusive(io, files.request, formatJson(parsed.data))) return;
+      if (await createFileExclusive(io, files.request, formatJson(parsed.data), { durable: false })) return;
       const existing = await readRequest(io, progressDir, parsed.data.id);
       if (existing !== undefined && canonicalJson(existing) === canonicalJson(parsed.data)) return;
       throw new AgencyError(

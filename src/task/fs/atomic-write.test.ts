@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
-import { inlineDurableFs, threadPoolDurableFs } from './durable-fs.ts';
+import { nodeDurableFs as base } from './durable-fs.ts';
 import { createFsSpy, type FsOp, osError } from './fs-spy.ts';
 
 let dir: string;
@@ -19,10 +19,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe.each([
-  ['inline', inlineDurableFs],
-  ['thread-pool', threadPoolDurableFs],
-] as const)('writeFileAtomic, %s I/O', (_io, base) => {
+describe('writeFileAtomic', () => {
   const failOn = (op: FsOp, code = 'EIO') =>
     createFsSpy(base, { fault: (c) => (c.op === op ? osError(code, op) : undefined) });
 
@@ -45,7 +42,6 @@ describe.each([
     expect(path.dirname(temp)).toBe(dir);
     expect(path.basename(temp)).toMatch(/^\.state\.json\.[0-9a-f]{12}\.agency-tmp$/);
     expect(spy.calls[5]?.target).toBe(dir);
-    expect(spy.calls.every((c) => c.sync === base.blocking)).toBe(true);
     expect((await stat(target)).mode & 0o777).toBe(0o644);
   });
 
@@ -63,21 +59,23 @@ describe.each([
     });
   }
 
-  it('reuses a temp name it is given, and draws a fresh one when a file already holds that name', async () => {
+  it('without durable, replaces the file the same way and fsyncs nothing', async () => {
     const spy = createFsSpy(base);
-    const temp = path.join(dir, '.state.json.0123456789ab.agency-tmp');
-    await writeFileAtomic(target, 'one\n', { fs: spy.fs, temp });
-    await writeFileAtomic(target, 'two\n', { fs: spy.fs, temp });
-    const opened = () => spy.calls.filter((c) => c.op === 'open' && c.target !== dir).map((c) => c.target);
-    expect(opened()).toEqual([temp, temp]);
-    await writeFile(temp, 'left by a crash');
-    await writeFileAtomic(target, 'three\n', { fs: spy.fs, temp });
-    expect(opened().slice(2, 3)).toEqual([temp]);
-    const fresh = String(opened()[3]);
-    expect(path.basename(fresh)).toMatch(/^\.state\.json\.[0-9a-f]{12}\.agency-tmp$/);
-    expect(fresh).not.toBe(temp);
-    expect(await readFile(target, 'utf8')).toBe('three\n');
-    expect(await readFile(temp, 'utf8')).toBe('left by a crash');
+    await writeFileAtomic(target, 'one\n', { fs: spy.fs, durable: false });
+    await writeFileAtomic(target, 'two\n', { fs: spy.fs, durable: false });
+    expect(spy.calls.map((c) => c.op)).toEqual([
+      'open',
+      'write',
+      'close',
+      'rename',
+      'open',
+      'write',
+      'close',
+      'rename',
+    ]);
+    expect(spy.calls[0]?.target).not.toBe(spy.calls[4]?.target);
+    expect(await readFile(target, 'utf8')).toBe('two\n');
+    expect(await readdir(dir)).toEqual(['state.json']);
   });
 
   it('ENOSPC while creating the temp file (injected): the error names the file and the OS code', async () => {

@@ -25,7 +25,7 @@ export type ConfinedFs = DurableFs & {
  * `/proc/self/fd` is missing (not Linux), each directory is checked with `lstat` before the call instead, which a
  * concurrent swap can race.
  *
- * @throws AgencyError `path_symlink_escape` (as a rejection or a throw, like the call it replaces) naming the link.
+ * @throws AgencyError `path_symlink_escape` (as a rejection) naming the link.
  * @example
  * const fs = confineFs(nodeDurableFs, '/runs/t1'); // then hand it to the journal, the state store, the broker…
  */
@@ -35,14 +35,6 @@ export function confineFs(port: DurableFs, root: string): ConfinedFs {
   const given = path.resolve(root);
   const proc = fs.existsSync('/proc/self/fd');
   const pin = (file: string): Pinned => pinParent(given, file, proc);
-  const inSync = <T>(file: string, run: (entry: string) => T): T => {
-    const pinned = pin(file);
-    try {
-      return run(pinned.entry);
-    } finally {
-      pinned.release();
-    }
-  };
   const inAsync = async <T>(file: string, run: (entry: string) => Promise<T>): Promise<T> => {
     const pinned = pin(file);
     try {
@@ -58,11 +50,8 @@ export function confineFs(port: DurableFs, root: string): ConfinedFs {
     root: given,
     unconfined: base,
     open: (file, flags, mode) => inAsync(file, (entry) => base.open(entry, flags | O_NOFOLLOW, mode)),
-    openSync: (file, flags, mode) => inSync(file, (entry) => base.openSync(entry, flags | O_NOFOLLOW, mode)),
     rename: (from, to) => inBoth(from, to, (a, b) => base.rename(a, b)),
-    renameSync: (from, to) => inSync(from, (a) => inSync(to, (b) => base.renameSync(a, b))),
     unlink: (file) => inAsync(file, (entry) => base.unlink(entry)),
-    unlinkSync: (file) => inSync(file, (entry) => base.unlinkSync(entry)),
     link: (from, to) => inBoth(from, to, (a, b) => base.link(a, b)),
     mkdir: (dir) => inAsync(dir, (entry) => base.mkdir(entry)),
     readdir: (dir) =>

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openFileJournal } from '../journal/file-journal.ts';
 import { readJournal } from '../journal/read-journal.ts';
 import { writeFileAtomic } from './atomic-write.ts';
-import { type DurableFs, durableFsFor, inlineDurableFs, nodeDurableFs, threadPoolDurableFs } from './durable-fs.ts';
+import { nodeDurableFs as fs, syncDir } from './durable-fs.ts';
+import { createFsSpy, osError } from './fs-spy.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -18,14 +19,7 @@ afterEach(async () => {
 
 const { O_WRONLY, O_CREAT, O_EXCL } = constants;
 
-describe.each([
-  ['inline', inlineDurableFs],
-  ['thread-pool', threadPoolDurableFs],
-] as const)('the %s port', (io, fs: DurableFs) => {
-  it('is what durableFsFor picks', () => {
-    expect(durableFsFor(io)).toBe(fs);
-  });
-
+describe('the node port', () => {
   it('writes, syncs, renames, reads and removes a file', async () => {
     const file = path.join(dir, 'a');
     const fd = await fs.open(file, O_WRONLY | O_CREAT | O_EXCL, 0o600);
@@ -65,6 +59,14 @@ describe.each([
   });
 });
 
-it('the default is the inline port', () => {
-  expect(nodeDurableFs).toBe(inlineDurableFs);
+it('syncDir fsyncs a directory, and takes a file system that cannot fsync one (EINVAL) as done', async () => {
+  const spy = createFsSpy(fs);
+  await syncDir(spy.fs, dir);
+  expect(spy.calls.map((call) => call.op)).toEqual(['open', 'fsync', 'close']);
+  const unable = createFsSpy(fs, { fault: (call) => (call.op === 'fsync' ? osError('EINVAL', 'fsync') : undefined) });
+  await syncDir(unable.fs, dir);
+  expect(unable.count('close')).toBe(1);
+  const broken = createFsSpy(fs, { fault: (call) => (call.op === 'fsync' ? osError('EIO', 'fsync') : undefined) });
+  await expect(syncDir(broken.fs, dir)).rejects.toMatchObject({ code: 'EIO' });
+  expect(broken.count('close')).toBe(1);
 });

@@ -4,31 +4,18 @@ import type { ErrorCode } from '../../core/error-codes.ts';
 
 /**
  * The few file-system calls the durability layer makes, on numeric descriptors so that a test can wrap them and
- * inject ENOSPC or EIO at any one call (see {@link createFsSpy}).
- *
- * Each call comes in two forms. The async form is what a caller uses when `blocking` is false: the calls then run
- * off the event loop's thread. When `blocking` is true the async calls would block the thread anyway, so callers
- * take their synchronous path, which makes the same calls in the same order without a promise between them. A
- * journal that fsyncs on every append always uses the sync form, since `append` must not return before the bytes
- * are on disk.
+ * inject ENOSPC or EIO at any one call, or delay one (see {@link createFsSpy}). Every call is asynchronous: a process
+ * hosting many runs never waits on one run's fsync.
  */
 export type DurableFs = {
-  /** True if the calls run on the calling thread: callers should then use the `*Sync` forms. */
-  readonly blocking: boolean;
   open(path: string, flags: number, mode?: number): Promise<number>;
-  openSync(path: string, flags: number, mode?: number): number;
   /** Writes once; may write fewer bytes than asked (callers loop). Returns the bytes written. */
   write(fd: number, data: Uint8Array, offset: number, length: number): Promise<number>;
-  writeSync(fd: number, data: Uint8Array, offset: number, length: number): number;
   fsync(fd: number): Promise<void>;
-  fsyncSync(fd: number): void;
   ftruncate(fd: number, length: number): Promise<void>;
   close(fd: number): Promise<void>;
-  closeSync(fd: number): void;
   rename(from: string, to: string): Promise<void>;
-  renameSync(from: string, to: string): void;
   unlink(path: string): Promise<void>;
-  unlinkSync(path: string): void;
   readFile(path: string): Promise<Buffer>;
   /** Reads the rest of an open file. */
   readFd(fd: number): Promise<Buffer>;
@@ -42,36 +29,8 @@ export type DurableFs = {
   link(from: string, to: string): Promise<void>;
 };
 
-// The calls only the runner's own file handling makes, off the event loop's thread in both ports.
-const METADATA_CALLS = {
-  readFd: (fd: number) =>
-    new Promise<Buffer>((resolve, reject) => {
-      fs.readFile(fd, (error, data) => (error ? reject(error) : resolve(data)));
-    }),
-  mkdir: (path: string) => fs.promises.mkdir(path),
-  readdir: (path: string) => fs.promises.readdir(path, { withFileTypes: true }),
-  lstat: (path: string) => fs.promises.lstat(path),
-  link: (from: string, to: string) => fs.promises.link(from, to),
-};
-
-// The synchronous forms, shared by both ports.
-const SYNC_CALLS = {
-  openSync: (path: string, flags: number, mode?: number) => fs.openSync(path, flags, mode),
-  writeSync: (fd: number, data: Uint8Array, offset: number, length: number) => fs.writeSync(fd, data, offset, length),
-  fsyncSync: (fd: number) => fs.fsyncSync(fd),
-  closeSync: (fd: number) => fs.closeSync(fd),
-  renameSync: (from: string, to: string) => fs.renameSync(from, to),
-  unlinkSync: (path: string) => fs.unlinkSync(path),
-};
-
-/**
- * The real file system through libuv's thread pool: the event loop stays free while a call (an fsync that takes
- * milliseconds) runs, at the price of two thread hand-offs per call, which cost 20–50 µs each on a small VM.
- */
-export const threadPoolDurableFs: DurableFs = {
-  ...SYNC_CALLS,
-  ...METADATA_CALLS,
-  blocking: false,
+/** The real file system, every call through libuv's thread pool, off the event loop's thread. */
+export const nodeDurableFs: DurableFs = {
   open: (path, flags, mode) =>
     new Promise((resolve, reject) => {
       fs.open(path, flags, mode, (error, fd) => (error ? reject(error) : resolve(fd)));
@@ -86,37 +45,15 @@ export const threadPoolDurableFs: DurableFs = {
   rename: (from, to) => fs.promises.rename(from, to),
   unlink: (path) => fs.promises.unlink(path),
   readFile: (path) => fs.promises.readFile(path),
+  readFd: (fd) =>
+    new Promise<Buffer>((resolve, reject) => {
+      fs.readFile(fd, (error, data) => (error ? reject(error) : resolve(data)));
+    }),
+  mkdir: (path) => fs.promises.mkdir(path),
+  readdir: (path) => fs.promises.readdir(path, { withFileTypes: true }),
+  lstat: (path) => fs.promises.lstat(path),
+  link: (from, to) => fs.promises.link(from, to),
 };
-
-/**
- * The real file system, each call made synchronously on the calling thread (the async forms return a settled
- * promise): no thread hand-offs, so a durable step costs little more than its system calls, but the event loop waits
- * while an fsync runs (as it does for every `node:sqlite` commit). The default.
- */
-export const inlineDurableFs: DurableFs = {
-  ...SYNC_CALLS,
-  ...METADATA_CALLS,
-  blocking: true,
-  open: (path, flags, mode) => settle(() => fs.openSync(path, flags, mode)),
-  write: (fd, data, offset, length) => settle(() => fs.writeSync(fd, data, offset, length)),
-  fsync: (fd) => settle(() => fs.fsyncSync(fd)),
-  ftruncate: (fd, length) => settle(() => fs.ftruncateSync(fd, length)),
-  close: (fd) => settle(() => fs.closeSync(fd)),
-  rename: (from, to) => settle(() => fs.renameSync(from, to)),
-  unlink: (path) => settle(() => fs.unlinkSync(path)),
-  readFile: (path) => settle(() => fs.readFileSync(path)),
-};
-
-/** How the durability layer reaches the disk: on the calling thread (`inline`) or through libuv's thread pool. */
-export type DurableIo = 'inline' | 'thread-pool';
-
-/** The {@link DurableFs} for a {@link DurableIo} choice. */
-export function durableFsFor(io: DurableIo): DurableFs {
-  return io === 'inline' ? inlineDurableFs : threadPoolDurableFs;
-}
-
-/** The file system the durability layer uses unless told otherwise: {@link inlineDurableFs}. */
-export const nodeDurableFs: DurableFs = inlineDurableFs;
 
 /** Writes all of `data` at the descriptor's position, looping over short writes. */
 export async function writeAll(fsPort: DurableFs, fd: number, data: Uint8Array): Promise<void> {
@@ -126,11 +63,32 @@ export async function writeAll(fsPort: DurableFs, fd: number, data: Uint8Array):
   }
 }
 
-/** {@link writeAll} for the synchronous path. */
-export function writeAllSync(fsPort: DurableFs, fd: number, data: Uint8Array): void {
-  let offset = 0;
-  while (offset < data.byteLength) {
-    offset += fsPort.writeSync(fd, data, offset, data.byteLength - offset);
+const { O_RDONLY, O_DIRECTORY } = fs.constants;
+
+/**
+ * Fsyncs a directory, so that the names created, replaced or removed in it survive a power loss. The one routine for
+ * it: the journal, atomic writes, approval files and the deliverables of a step all call it. A file system that
+ * cannot fsync a directory (EINVAL, EISDIR) has nothing more to offer, and that is not an error.
+ */
+export async function syncDir(fsPort: DurableFs, dir: string): Promise<void> {
+  const fd = await fsPort.open(dir, O_RDONLY | O_DIRECTORY);
+  try {
+    await fsPort.fsync(fd);
+  } catch (error) {
+    const code = osErrorCode(error);
+    if (code !== 'EINVAL' && code !== 'EISDIR') throw error;
+  } finally {
+    await fsPort.close(fd);
+  }
+}
+
+/** Fsyncs the content of an existing file, written by anyone (a tool, a sandboxed process). */
+export async function syncFile(fsPort: DurableFs, file: string): Promise<void> {
+  const fd = await fsPort.open(file, O_RDONLY);
+  try {
+    await fsPort.fsync(fd);
+  } finally {
+    await fsPort.close(fd);
   }
 }
 
@@ -165,14 +123,6 @@ export function fileError(
     cause,
     details: { path, step, ...(osCode === undefined ? {} : { os_code: osCode }), ...details },
   });
-}
-
-function settle<T>(run: () => T): Promise<T> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 function callback(run: (done: (error: NodeJS.ErrnoException | null) => void) => void): Promise<void> {

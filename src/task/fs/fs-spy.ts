@@ -1,6 +1,6 @@
 import { type DurableFs, nodeDurableFs } from './durable-fs.ts';
 
-/** One {@link DurableFs} operation, whichever form (async or `*Sync`) was called. */
+/** One {@link DurableFs} operation. */
 export type FsOp =
   | 'open'
   | 'write'
@@ -16,70 +16,67 @@ export type FsOp =
   | 'lstat'
   | 'link';
 
-/** One recorded call: the operation, what it was made on (a path or a descriptor), and whether the sync form ran. */
-export type FsCall = { op: FsOp; target: string | number; sync: boolean };
+/** One recorded call: the operation and what it was made on (a path, or a descriptor with the path it was opened at). */
+export type FsCall = { op: FsOp; target: string | number; path?: string };
 
 /** Decides whether a call fails: return an error to make it fail before it reaches the real file system. */
 export type FsFault = (call: FsCall, index: number) => Error | undefined;
 
-/** A {@link DurableFs} that records its calls and can inject faults. */
+/** Options for {@link createFsSpy}. */
+export type FsSpyOptions = {
+  fault?: FsFault;
+  /** Milliseconds to hold a call before it reaches the file system (a slow disk for this caller only). */
+  delay?: (call: FsCall) => number | undefined;
+};
+
+/** A {@link DurableFs} that records its calls and can inject faults and delays. */
 export type FsSpy = {
   fs: DurableFs;
   /** Every call, in order. */
   readonly calls: readonly FsCall[];
-  /** How many calls were made to any of `ops`, in either form. */
+  /** How many calls were made to any of `ops`. */
   count(...ops: FsOp[]): number;
 };
 
 /**
- * Wraps a {@link DurableFs} to count calls (fsyncs per step in tests and benchmarks) and to inject faults such as
- * EIO on the third fsync. A fault fails the async form with a rejected promise and the sync form with a throw, as
- * the real calls do. The spy blocks when its base does, so callers take the same path through it.
+ * Wraps a {@link DurableFs} to count calls (fsyncs per step in tests and benchmarks), to inject faults such as EIO
+ * on the third fsync, and to slow one caller's disk down. Calls on a descriptor carry the path it was opened at, so
+ * a test can tell which file an fsync made durable.
  *
  * @example
  * const spy = createFsSpy(nodeDurableFs, { fault: (call) => (call.op === 'fsync' ? osError('EIO', 'fsync') : undefined) });
  */
-export function createFsSpy(base: DurableFs = nodeDurableFs, { fault }: { fault?: FsFault } = {}): FsSpy {
+export function createFsSpy(base: DurableFs = nodeDurableFs, { fault, delay }: FsSpyOptions = {}): FsSpy {
   const calls: FsCall[] = [];
-  const check = (op: FsOp, target: string | number, sync: boolean): void => {
-    const call = { op, target, sync };
+  const opened = new Map<number, string>();
+  const spied = async <T>(op: FsOp, target: string | number, run: () => Promise<T>): Promise<T> => {
+    const path = typeof target === 'number' ? opened.get(target) : undefined;
+    const call: FsCall = path === undefined ? { op, target } : { op, target, path };
     calls.push(call);
     const error = fault?.(call, calls.length - 1);
     if (error) throw error;
-  };
-  const async = <T>(op: FsOp, target: string | number, run: () => Promise<T>): Promise<T> => {
-    try {
-      check(op, target, false);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return run();
-  };
-  const sync = <T>(op: FsOp, target: string | number, run: () => T): T => {
-    check(op, target, true);
+    const ms = delay?.(call);
+    if (ms) await new Promise((resolve) => setTimeout(resolve, ms));
     return run();
   };
   const fs: DurableFs = {
-    blocking: base.blocking,
-    open: (path, flags, mode) => async('open', path, () => base.open(path, flags, mode)),
-    openSync: (path, flags, mode) => sync('open', path, () => base.openSync(path, flags, mode)),
-    write: (fd, data, offset, length) => async('write', fd, () => base.write(fd, data, offset, length)),
-    writeSync: (fd, data, offset, length) => sync('write', fd, () => base.writeSync(fd, data, offset, length)),
-    fsync: (fd) => async('fsync', fd, () => base.fsync(fd)),
-    fsyncSync: (fd) => sync('fsync', fd, () => base.fsyncSync(fd)),
-    ftruncate: (fd, length) => async('ftruncate', fd, () => base.ftruncate(fd, length)),
-    close: (fd) => async('close', fd, () => base.close(fd)),
-    closeSync: (fd) => sync('close', fd, () => base.closeSync(fd)),
-    rename: (from, to) => async('rename', to, () => base.rename(from, to)),
-    renameSync: (from, to) => sync('rename', to, () => base.renameSync(from, to)),
-    unlink: (path) => async('unlink', path, () => base.unlink(path)),
-    unlinkSync: (path) => sync('unlink', path, () => base.unlinkSync(path)),
-    readFile: (path) => async('readFile', path, () => base.readFile(path)),
-    readFd: (fd) => async('readFd', fd, () => base.readFd(fd)),
-    mkdir: (path) => async('mkdir', path, () => base.mkdir(path)),
-    readdir: (path) => async('readdir', path, () => base.readdir(path)),
-    lstat: (path) => async('lstat', path, () => base.lstat(path)),
-    link: (from, to) => async('link', to, () => base.link(from, to)),
+    open: async (path, flags, mode) => {
+      const fd = await spied('open', path, () => base.open(path, flags, mode));
+      opened.set(fd, path);
+      return fd;
+    },
+    write: (fd, data, offset, length) => spied('write', fd, () => base.write(fd, data, offset, length)),
+    fsync: (fd) => spied('fsync', fd, () => base.fsync(fd)),
+    ftruncate: (fd, length) => spied('ftruncate', fd, () => base.ftruncate(fd, length)),
+    close: (fd) => spied('close', fd, () => base.close(fd)),
+    rename: (from, to) => spied('rename', to, () => base.rename(from, to)),
+    unlink: (path) => spied('unlink', path, () => base.unlink(path)),
+    readFile: (path) => spied('readFile', path, () => base.readFile(path)),
+    readFd: (fd) => spied('readFd', fd, () => base.readFd(fd)),
+    mkdir: (path) => spied('mkdir', path, () => base.mkdir(path)),
+    readdir: (path) => spied('readdir', path, () => base.readdir(path)),
+    lstat: (path) => spied('lstat', path, () => base.lstat(path)),
+    link: (from, to) => spied('link', to, () => base.link(from, to)),
   };
   return { fs, calls, count: (...ops) => calls.filter((call) => ops.includes(call.op)).length };
 }

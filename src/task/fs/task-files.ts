@@ -17,8 +17,11 @@ export type TaskFiles = {
   readonly fs: ConfinedFs;
   /** The text of a regular file, or undefined when there is none. @throws AgencyError for a link or a special file */
   readText(file: string): Promise<string | undefined>;
-  /** Replaces a file atomically with `text`, redacted. */
-  write(file: string, text: string): Promise<void>;
+  /**
+   * Replaces a file atomically with `text`, redacted. Without `durable` nothing is fsynced: the runner's own files
+   * are rebuilt from the journal after a power loss (see `restoreDerivedFiles`).
+   */
+  write(file: string, text: string, options?: { durable?: boolean }): Promise<void>;
   /** Creates a directory and its missing parents under the root, refusing links on the way. */
   ensureDir(dir: string): Promise<void>;
   /** The entries of a directory, or none when it does not exist. */
@@ -49,19 +52,21 @@ export function createTaskFiles(
   { fs: base = nodeDurableFs, redactText = (text) => text }: TaskFilesOptions = {},
 ): TaskFiles {
   const fs = confineFs(base, root);
+  // The common case, a new directory under existing ones, costs one mkdir; missing parents are made on the way back.
   const ensureDir = async (dir: string): Promise<void> => {
-    // The root is the caller's choice and may be reached through a link; below it, links are refused.
-    await mkdir(fs.root, { recursive: true });
-    const relative = path.relative(fs.root, path.resolve(dir));
-    let current = fs.root;
-    for (const part of relative === '' ? [] : relative.split(path.sep)) {
-      current = path.join(current, part);
-      try {
-        await fs.mkdir(current);
-      } catch (cause) {
-        if (osErrorCode(cause) !== 'EEXIST') throw fileError('file_write_failed', current, 'mkdir', cause);
-        if (!(await fs.lstat(current)).isDirectory()) throw notADirectory(current);
+    const resolved = path.resolve(dir);
+    if (resolved === fs.root) return void (await mkdir(fs.root, { recursive: true }));
+    try {
+      await fs.mkdir(resolved);
+    } catch (cause) {
+      const code = osErrorCode(cause);
+      if (code === 'ENOENT') {
+        await ensureDir(path.dirname(resolved));
+        return ensureDir(resolved);
       }
+      if (code !== 'EEXIST')
+        throw AgencyError.isInstance(cause) ? cause : fileError('file_write_failed', resolved, 'mkdir', cause);
+      if (!(await fs.lstat(resolved)).isDirectory()) throw notADirectory(resolved);
     }
   };
   return {
@@ -81,8 +86,8 @@ export function createTaskFiles(
       }
       return bytes.toString('utf8');
     },
-    async write(file, text) {
-      await writeFileAtomic(file, redactText(text), { fs });
+    async write(file, text, { durable = false } = {}) {
+      await writeFileAtomic(file, redactText(text), { fs, durable });
     },
     ensureDir,
     async list(dir) {

@@ -2,9 +2,10 @@ import { constants } from 'node:fs';
 import path from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
 import type { EventFrame, EventInput } from '../contracts/events.ts';
-import { type DurableFs, fileError, nodeDurableFs, writeAll, writeAllSync } from '../fs/durable-fs.ts';
+import { type DurableFs, fileError, nodeDurableFs, syncDir, writeAll } from '../fs/durable-fs.ts';
 import { createFrameFactory, type FrameFactory, type FrameFactoryOptions } from './frame-factory.ts';
 import type { Journal, JournalSyncMode } from './journal.ts';
+import type { TornTail } from './parse-journal.ts';
 import { readJournal } from './read-journal.ts';
 
 /** Options for {@link openFileJournal}. */
@@ -22,18 +23,18 @@ export type FileJournalOptions = FrameFactoryOptions & {
   bufferBytes?: number;
 };
 
-const { O_WRONLY, O_APPEND, O_CREAT, O_RDONLY, O_DIRECTORY } = constants;
-const SCRATCH_BYTES = 16 * 1024;
+const { O_WRONLY, O_APPEND, O_CREAT } = constants;
 
 /**
  * Opens (or creates) an NDJSON journal for appending. An existing journal is read first: a torn last line is cut off,
  * a corrupt one refused, and `seq` continues from the last intact frame.
  *
- * Appends are buffered in memory; the buffer is written shortly after an append (or once it passes
- * `bufferBytes`) and written and fsynced by `flush()`, one fsync per flush. If a write or fsync fails, the journal
- * is broken for good: the failing `flush()` rejects with `journal_not_durable` (the OS error as cause) and so does
- * every later call. It never retries: after a failed fsync Linux may report the next one clean although the data is
- * lost.
+ * Appends are buffered in memory; the buffer is written shortly after an append (or once it passes `bufferBytes`),
+ * and written and fsynced by `flush()`. All writes and fsyncs run in order on one chain, off the event loop's thread;
+ * a flush asked for while an earlier one is still queued is served by the same fsync. If a write or fsync fails, the
+ * journal is broken for good: the failing `flush()` rejects with `journal_not_durable` (the OS error as cause) and so
+ * does every later call. It never retries: after a failed fsync Linux may report the next one clean although the
+ * data is lost.
  *
  * @throws AgencyError `journal_corrupt` if the existing journal is malformed before its last line.
  * @example
@@ -45,9 +46,10 @@ export async function openFileJournal(file: string, options: FileJournalOptions 
   const { sync = 'group', fs = nodeDurableFs, writeDelayMs = 20, bufferBytes = 65_536, ...frameOptions } = options;
   const existing = await readExisting(fs, file);
   const fd = await openForAppend(fs, file, { created: existing === undefined, sync: sync !== 'none' });
-  const lastSeq = existing?.at(-1)?.seq ?? 0;
+  const lastSeq = existing?.frames.at(-1)?.seq ?? 0;
   const makeFrame = createFrameFactory(frameOptions);
-  return new FileJournal({ file, fd, fs, sync, makeFrame, writeDelayMs, bufferBytes, lastSeq });
+  const torn = existing?.torn;
+  return new FileJournal({ file, fd, fs, sync, makeFrame, writeDelayMs, bufferBytes, lastSeq, torn });
 }
 
 type FileJournalDeps = {
@@ -59,25 +61,27 @@ type FileJournalDeps = {
   writeDelayMs: number;
   bufferBytes: number;
   lastSeq: number;
+  torn: TornTail | undefined;
 };
 
 class FileJournal implements Journal {
   readonly #deps: FileJournalDeps;
   #lastSeq: number;
+  #writtenSeq: number;
   #durableSeq: number;
   #syncTarget: number;
   #chunks: string[] = [];
   #chunkChars = 0;
-  // With a non-blocking port, every write and fsync runs in order on this chain; its links never reject.
-  #queue: Promise<void> = Promise.resolve();
+  // Every write and fsync runs in order on this chain; its links never reject (a failure lands in #failure).
+  #io: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #failure: { step: string; cause: unknown } | undefined;
   #closing: Promise<void> | undefined;
-  #scratch: Buffer | undefined;
 
   constructor(deps: FileJournalDeps) {
     this.#deps = deps;
     this.#lastSeq = deps.lastSeq;
+    this.#writtenSeq = deps.lastSeq;
     this.#durableSeq = deps.lastSeq;
     this.#syncTarget = deps.lastSeq;
   }
@@ -97,28 +101,26 @@ class FileJournal implements Journal {
     const frame = this.#deps.makeFrame(event, seq);
     const line = serialize(frame);
     this.#lastSeq = seq;
-    if (this.#deps.sync === 'always') {
-      this.#writeSync(line, seq);
-      return frame;
-    }
     this.#chunks.push(line);
     this.#chunkChars += line.length;
-    if (this.#chunkChars >= this.#deps.bufferBytes) void this.#drain();
+    if (this.#chunkChars >= this.#deps.bufferBytes) this.#enqueue(() => this.#write());
     else this.#timer ??= setTimeout(this.#onTimer, this.#deps.writeDelayMs).unref();
     return frame;
   }
 
   async flush(): Promise<void> {
     if (this.#failure) throw this.#refusal();
-    const target = this.#lastSeq;
-    if (target > this.#syncTarget) {
-      this.#syncTarget = target;
-      void this.#drain();
-      if (this.#deps.fs.blocking) this.#syncNow(target);
-      else this.#queue = this.#queue.then(() => this.#sync(target));
+    if (this.#lastSeq > this.#syncTarget) {
+      this.#syncTarget = this.#lastSeq;
+      this.#enqueue(() => this.#commit());
     }
-    await this.#queue;
+    await this.#io;
     if (this.#failure) throw this.#refusal();
+  }
+
+  async read(): Promise<{ frames: EventFrame[]; torn?: TornTail }> {
+    const { frames } = await readJournal(this.#deps.file, { fs: this.#deps.fs });
+    return this.#deps.torn ? { frames, torn: this.#deps.torn } : { frames };
   }
 
   close(): Promise<void> {
@@ -131,89 +133,52 @@ class FileJournal implements Journal {
       await this.flush();
     } finally {
       clearTimeout(this.#timer);
-      await this.#queue;
+      await this.#io;
       await this.#deps.fs.close(this.#deps.fd).catch(() => undefined);
     }
   }
 
   readonly #onTimer = (): void => {
     this.#timer = undefined;
-    void this.#drain();
+    this.#enqueue(() => this.#write());
   };
 
-  #drain(): Promise<void> {
+  #enqueue(task: () => Promise<void>): void {
+    this.#io = this.#io.then(task);
+  }
+
+  // Writes whatever is buffered when the chain gets here, so appends made while earlier work ran go out together.
+  async #write(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#chunks.length === 0) return this.#queue;
+    if (this.#failure || this.#chunks.length === 0) return;
     const data = Buffer.from(this.#chunks.join(''), 'utf8');
+    const seq = this.#lastSeq;
     this.#chunks = [];
     this.#chunkChars = 0;
-    if (this.#deps.fs.blocking) this.#writeNow(data);
-    else this.#queue = this.#queue.then(() => this.#write(data));
-    return this.#queue;
-  }
-
-  // With a blocking port, writes and fsyncs are made on the spot (the queue then stays empty); otherwise they run
-  // in order on the queue. Either way a failure lands in #failure and the journal refuses everything after it.
-  async #write(data: Uint8Array): Promise<void> {
-    if (this.#failure) return;
     try {
       await writeAll(this.#deps.fs, this.#deps.fd, data);
+      this.#writtenSeq = seq;
     } catch (cause) {
       this.#failure = { step: 'write', cause };
     }
   }
 
-  #writeNow(data: Uint8Array): void {
+  // One fsync covers every flush asked for before it started: a later commit finds its target already met. It waits
+  // one turn of the event loop first, so tool calls running side by side, each journaling its call and flushing
+  // before it acts, share one fsync.
+  async #commit(): Promise<void> {
+    if (this.#failure || this.#durableSeq >= this.#syncTarget) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.#write();
     if (this.#failure) return;
-    try {
-      writeAllSync(this.#deps.fs, this.#deps.fd, data);
-    } catch (cause) {
-      this.#failure = { step: 'write', cause };
-    }
-  }
-
-  async #sync(target: number): Promise<void> {
-    if (this.#failure) return;
+    const seq = this.#writtenSeq;
     try {
       if (this.#deps.sync !== 'none') await this.#deps.fs.fsync(this.#deps.fd);
-      this.#durableSeq = Math.max(this.#durableSeq, target);
+      this.#durableSeq = Math.max(this.#durableSeq, seq);
     } catch (cause) {
       this.#failure = { step: 'fsync', cause };
     }
-  }
-
-  #syncNow(target: number): void {
-    if (this.#failure) return;
-    try {
-      if (this.#deps.sync !== 'none') this.#deps.fs.fsyncSync(this.#deps.fd);
-      this.#durableSeq = Math.max(this.#durableSeq, target);
-    } catch (cause) {
-      this.#failure = { step: 'fsync', cause };
-    }
-  }
-
-  #writeSync(line: string, seq: number): void {
-    const { fs, fd } = this.#deps;
-    let step = 'write';
-    try {
-      writeAllSync(fs, fd, this.#encode(line));
-      step = 'fsync';
-      fs.fsyncSync(fd);
-    } catch (cause) {
-      this.#failure = { step, cause };
-      throw this.#refusal();
-    }
-    this.#durableSeq = seq;
-    this.#syncTarget = seq;
-  }
-
-  // Encodes into one reused buffer: with an fsync per append, each append runs on cold caches, where a fresh
-  // allocation costs several µs against a floor of ~100 µs.
-  #encode(line: string): Uint8Array {
-    if (line.length * 3 > SCRATCH_BYTES) return Buffer.from(line, 'utf8');
-    this.#scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES);
-    return this.#scratch.subarray(0, this.#scratch.write(line, 0, 'utf8'));
   }
 
   #refusal(): AgencyError {
@@ -235,17 +200,20 @@ function serialize(frame: EventFrame): string {
   }
 }
 
-async function readExisting(fs: DurableFs, file: string): Promise<EventFrame[] | undefined> {
+async function readExisting(
+  fs: DurableFs,
+  file: string,
+): Promise<{ frames: EventFrame[]; torn?: TornTail } | undefined> {
   try {
-    return (await readJournal(file, { repair: true, fs })).frames;
+    return await readJournal(file, { repair: true, fs });
   } catch (error) {
     if (AgencyError.hasCode(error, 'path_not_found')) return undefined;
     throw error;
   }
 }
 
-// The fsync on open makes whatever an earlier process wrote but never synced durable before seq continues from it;
-// a new file also needs its directory synced, or the file itself may vanish in a power loss.
+// Reopened, the file is fsynced, so whatever an earlier process wrote but never synced is durable before seq continues
+// from it; created, its directory is, or the file itself may vanish in a power loss (its content is synced by flush).
 async function openForAppend(
   fs: DurableFs,
   file: string,
@@ -257,8 +225,8 @@ async function openForAppend(
     if (!sync) return fd;
     step = 'fsync';
     try {
-      await fs.fsync(fd);
       if (created) await syncDir(fs, path.dirname(file));
+      else await fs.fsync(fd);
     } catch (error) {
       await fs.close(fd).catch(() => undefined);
       throw error;
@@ -266,14 +234,5 @@ async function openForAppend(
     return fd;
   } catch (cause) {
     throw fileError('journal_not_durable', file, `opening the journal (${step})`, cause);
-  }
-}
-
-async function syncDir(fs: DurableFs, dir: string): Promise<void> {
-  const fd = await fs.open(dir, O_RDONLY | O_DIRECTORY);
-  try {
-    await fs.fsync(fd);
-  } finally {
-    await fs.close(fd);
   }
 }

@@ -1,5 +1,4 @@
 import { createIdGenerator, type IdGenerator } from '../../core/ids.ts';
-import { createRandomPool } from '../../core/random-pool.ts';
 import { EVENTS_VERSION, type EventFrame, type EventInput } from '../contracts/events.ts';
 
 /** Rewrites a frame before it is stored, e.g. to scrub secrets. It must keep `version`, `id`, `seq` and `ts`. */
@@ -9,7 +8,7 @@ export type FrameRedactor = (frame: EventFrame) => EventFrame;
 export type FrameFactoryOptions = {
   /** Milliseconds since the epoch, for `ts`. @default Date.now */
   now?: () => number;
-  /** Makes the `evt_…` ids. @default createIdGenerator({ now }) drawing on a pool of random bytes */
+  /** Makes the `evt_…` ids. @default createIdGenerator({ now }) */
   newId?: IdGenerator;
   /** Applied to every frame before it is stored or written. */
   redact?: FrameRedactor;
@@ -22,7 +21,7 @@ export type FrameFactory = (event: EventInput, seq: number) => EventFrame;
 export function createFrameFactory({ now = Date.now, newId, redact }: FrameFactoryOptions = {}): FrameFactory {
   // One clock read per frame, shared by the id and the timestamp: reading the clock is not free on every machine.
   let time = 0;
-  const makeId = newId ?? createIdGenerator({ now: () => time, randomBytes: createRandomPool() });
+  const makeId = newId ?? createIdGenerator({ now: () => time });
   const timestamp = createTimestamper();
   return (event, seq) => {
     time = now();

@@ -22,8 +22,14 @@ describe('createMemoryJournal', () => {
     expect(journal.frames[0]).toMatchObject({ message: '[REDACTED]', data: { path: 'a.txt' } });
   });
 
-  it('continues from a given lastSeq', () => {
-    expect(createMemoryJournal({ lastSeq: 41 }).append({ type: 'run.resumed' }).seq).toBe(42);
+  it('reopens from the frames a journal had on record', async () => {
+    const earlier = createMemoryJournal();
+    earlier.append({ type: 'warning', message: 'kept' });
+    await earlier.flush();
+    earlier.append({ type: 'warning', message: 'lost' });
+    const reopened = createMemoryJournal({ frames: earlier.durableFrames });
+    expect(reopened.append({ type: 'run.resumed' }).seq).toBe(2);
+    expect((await reopened.read()).frames.map((frame) => frame.message)).toEqual(['kept']);
   });
 
   it('simulates a disk failure: the flush rejects with journal_not_durable and the journal stays broken', async () => {

@@ -13,18 +13,28 @@ export type MemoryJournal = Journal & {
   failNextFlush(cause?: unknown): void;
 };
 
+/** Options for {@link createMemoryJournal}. */
+export type MemoryJournalOptions = FrameFactoryOptions & {
+  /** The frames already on record, e.g. the `durableFrames` of a journal a crashed run left. @default [] */
+  frames?: readonly EventFrame[];
+};
+
 /**
  * An in-memory journal that behaves like the file journal: seq, redaction, acknowledgement on `flush()`, and
- * `journal_not_durable` for good after a (simulated) disk failure.
+ * `journal_not_durable` for good after a (simulated) disk failure. A runner can keep its journals this way
+ * (`createRunner({ journal: … })`); a resumed run opens a new one from the old one's `durableFrames`.
  *
  * @example
  * const journal = createMemoryJournal({ now: () => 0 });
  * journal.append({ type: 'warning', message: 'x' }); await journal.flush(); journal.durableFrames.length // 1
  */
-export function createMemoryJournal(options: FrameFactoryOptions & { lastSeq?: number } = {}): MemoryJournal {
-  const { lastSeq: startSeq = 0, ...frameOptions } = options;
+export function createMemoryJournal({
+  frames: earlier = [],
+  ...frameOptions
+}: MemoryJournalOptions = {}): MemoryJournal {
   const makeFrame = createFrameFactory(frameOptions);
-  const frames: EventFrame[] = [];
+  const frames: EventFrame[] = structuredClone([...earlier]);
+  const startSeq = frames.at(-1)?.seq ?? 0;
   let lastSeq = startSeq;
   let durableSeq = startSeq;
   let pendingFailure: unknown;
@@ -69,6 +79,9 @@ export function createMemoryJournal(options: FrameFactoryOptions & { lastSeq?: n
       return frame;
     },
     flush,
+    async read() {
+      return { frames: structuredClone(frames.filter((frame) => frame.seq <= durableSeq)) };
+    },
     async close() {
       closed = true;
       await flush();

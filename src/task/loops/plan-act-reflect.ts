@@ -77,7 +77,11 @@ export const toolExecutor: Executor = {
       },
     });
     if (tool.effects !== 'read') await session.journal.flush();
-    const ran = await context.tools.run({ ...call, input }, { signal: session.signal });
+    const writes = tool.effects === 'write' || tool.effects === 'exec';
+    if (writes) await session.toolWrites.begin();
+    const ran = await context.tools.run({ ...call, input }, { signal: session.signal }).finally(async () => {
+      if (writes) await session.toolWrites.end();
+    });
     const filtered = await policy.postTool({ call, outcome: ran });
     const outcome = filtered && 'outcome' in filtered ? filtered.outcome : ran;
     session.emit({

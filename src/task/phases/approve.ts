@@ -33,5 +33,5 @@ export async function approvePlan(context: LoopContext, signed: SignedPlan): Pro
   if (decision.decision === 'denied')
     throw runStop('approval.denied', `Plan v${signed.version} was denied by ${decision.by}`);
   context.session.fold.approvedPlanSig = signed.signature;
-  await context.session.boundary({ approved_plan_sig: signed.signature });
+  context.session.update({ approved_plan_sig: signed.signature });
 }

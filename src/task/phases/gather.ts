@@ -1,6 +1,13 @@
 import type { Tool } from '../../tools/define-tool.ts';
 import type { LoopContext } from '../loop.ts';
-import { addSources, appendNote, sourcesFromOutputs } from '../progress-files.ts';
+import {
+  addSources,
+  appendNote,
+  findingsText,
+  gatherNote,
+  sourcesFromOutputs,
+  toolOutputsOf,
+} from '../progress-files.ts';
 
 /** Tools Gather may use: read-only ones, and idempotent network reads such as `http_fetch`. */
 export function isGatherTool(tool: Tool): boolean {
@@ -32,24 +39,10 @@ export async function gatherPhase(
   });
   return context.step('record-findings', 'files', async (id) => {
     const { paths } = context;
-    await context.session.files.write(paths.findings, `${gathered.output.trim()}\n`);
-    const outputs = gathered.messages.flatMap((message) =>
-      message.role === 'tool'
-        ? message.content.flatMap((part) =>
-            part.type === 'tool-result' && 'value' in part.output ? [part.output.value] : [],
-          )
-        : [],
-    );
-    const added = await addSources(
-      context.session.files,
-      paths,
-      context.session.redact(sourcesFromOutputs(id, outputs)),
-    );
-    await appendNote(
-      context.session.files,
-      paths,
-      `gather: findings written (${gathered.toolCalls} tool call(s), ${added} source(s))`,
-    );
+    await context.session.files.write(paths.findings, findingsText(gathered.output));
+    const sources = context.session.redact(sourcesFromOutputs(id, toolOutputsOf(gathered.messages)));
+    const added = await addSources(context.session.files, paths, sources);
+    await appendNote(context.session.files, paths, gatherNote(gathered.toolCalls, added));
     return { findings: gathered.output, sources: added };
   });
 }

@@ -4,7 +4,7 @@ import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { decidePlan, type PlanApproval } from '../plan-policy.ts';
-import { appendNote, writeTodo } from '../progress-files.ts';
+import { appendNote, planNote, planText, writeTodo } from '../progress-files.ts';
 import type { PlanChanges } from '../contracts/approvals.ts';
 import { planChanges } from './plan-changes.ts';
 import { isGatherTool } from './gather.ts';
@@ -119,7 +119,8 @@ async function planFromDraft(context: LoopContext, lastAttempt: string, problems
 }
 
 /**
- * Writes a new plan version, signs it and journals `plan.proposed`. The run's policy decides on the plan first
+ * Writes a new plan version, signs it and journals `plan.proposed`, which holds the plan, so `plan/NNNN.json` and
+ * `plan/current.json` are rebuilt from the journal if lost. The run's policy decides on the plan first
  * (`decidePlan`): a denial stops the run, changes are applied, and a rule requiring approval is recorded. Secrets are
  * scrubbed from the plan before the policy sees it and again before it is signed, so the plan that is approved,
  * written and acted on is the scrubbed one.
@@ -137,7 +138,7 @@ export async function writePlan(
     const version = session.fold.planVersion + 1;
     const signature = signPlan(plan);
     const changes = previous === undefined ? undefined : planChanges(previous, plan, origin);
-    const text = `${JSON.stringify(plan, null, 2)}\n`;
+    const text = planText(plan);
     await session.files.write(paths.plan(version), text);
     await session.files.write(paths.planCurrent, text);
     await writeTodo(session.files, paths, plan, false);
@@ -154,10 +155,11 @@ export async function writePlan(
         allowed_tools: plan.allowed_tools,
         origin,
         ...(changes ? { changes } : {}),
+        plan,
       },
     });
-    await appendNote(session.files, paths, `plan: v${version} signed ${signature.slice(0, 12)}… (${origin})`);
-    await session.boundary({ plan_sig: signature });
+    await appendNote(session.files, paths, planNote(version, signature, origin));
+    session.update({ plan_sig: signature });
     return {
       plan,
       version,

@@ -4,7 +4,7 @@ import type { AcceptanceCheck, Plan } from '../contracts/plan.ts';
 import { VERIFY_VERSION, type VerifyReport } from '../contracts/verify-report.ts';
 import { type LoopContext, relativeToRoot } from '../loop.ts';
 import { runDeliverables } from '../deliverables.ts';
-import { appendNote, writeTodo } from '../progress-files.ts';
+import { appendNote, verifyNote, writeTodo } from '../progress-files.ts';
 import type { SignedPlan } from './plan.ts';
 import { isGatherTool } from './gather.ts';
 import { type CheckResult, runFileCheck } from './verify-checks.ts';
@@ -75,7 +75,7 @@ export async function verifyPhase(
         created_at: new Date(session.now()).toISOString(),
       };
       const file = paths.verifyReport(attempt);
-      await context.session.files.write(file, `${JSON.stringify(report, null, 2)}\n`);
+      await context.session.files.write(file, verifyReportText(report));
       session.noteVerifyAttempt(attempt);
       const passedCount = criteria.filter((criterion) => criterion.passed).length;
       session.emit({
@@ -85,16 +85,17 @@ export async function verifyPhase(
         data: { attempt, report: relativeToRoot(paths, file), passed: passedCount, total: criteria.length },
       });
       if (report.passed) await writeTodo(context.session.files, paths, signed.plan, true);
-      await appendNote(
-        context.session.files,
-        paths,
-        `verify: attempt ${attempt} ${report.passed ? 'passed' : 'failed'} (${passedCount}/${criteria.length})`,
-      );
+      await appendNote(context.session.files, paths, verifyNote(attempt, report.passed, passedCount, criteria.length));
       return report;
     });
   } finally {
     session.budgets.setVerifying(false);
   }
+}
+
+/** The text of `verify/NNNN-report.json`. */
+export function verifyReportText(report: unknown): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
 }
 
 function verifyAsk(

@@ -19,6 +19,11 @@ export type FsWriteToolOptions = {
   roots: readonly PathRoot[];
   /** The largest file a write may leave behind, appends included. @default 10485760 (10 MiB) */
   maxBytes?: number;
+  /**
+   * Fsync each write (the temp file and its directory) before answering. `taskTools` turns this off: the governed
+   * runner makes what tools wrote durable in one batch before it journals their results. @default true
+   */
+  durable?: boolean;
 };
 
 /** How `fs_write` treats an existing file. */
@@ -47,8 +52,8 @@ const input = z.object({
 
 /**
  * `fs_write` (effects `write`, not idempotent): writes a file inside the write roots through the path guard. Every
- * mode replaces the file atomically (temp file, fsync, rename), so readers see the old or the new content, never a
- * mix. `create` claims the name with `O_EXCL` first and fails with `file_exists` if it is taken. Appends from one
+ * mode replaces the file atomically (temp file, fsync, rename; no fsync with `durable: false`), so readers see the
+ * old or the new content, never a mix. `create` claims the name with `O_EXCL` first and fails with `file_exists` if it is taken. Appends from one
  * process are serialized per file. Parent directories must exist.
  *
  * @example
@@ -57,6 +62,7 @@ const input = z.object({
 export function createFsWriteTool({
   roots,
   maxBytes = 10 * 1024 * 1024,
+  durable = true,
 }: FsWriteToolOptions): Tool<z.output<typeof input>, FsWriteOutput> {
   positiveLimit('fs_write', 'maxBytes', maxBytes);
   const appending = new Map<string, Promise<unknown>>();
@@ -70,18 +76,21 @@ export function createFsWriteTool({
     execute: async ({ path, content, mode = 'overwrite', encoding = 'utf8' }) => {
       const data = decodeContent(content, encoding);
       checkSize(path, data.byteLength, maxBytes);
-      if (mode === 'create') return { ...(await createExclusive(roots, path, data, maxBytes)), mode };
+      const limits = { maxBytes, durable };
+      if (mode === 'create') return { ...(await createExclusive(roots, path, data, limits)), mode };
       if (mode === 'overwrite') {
-        const resolved = await writeFileAtomicInScope(roots, path, data, { maxBytes });
+        const resolved = await writeFileAtomicInScope(roots, path, data, limits);
         return { path: displayPath(resolved), mode, bytes: data.byteLength, sha256: sha256Hex(data) };
       }
       const target = await resolveInScope(roots, path, 'create');
-      return { ...(await serialize(appending, target.path, () => append(roots, path, data, maxBytes))), mode };
+      return { ...(await serialize(appending, target.path, () => append(roots, path, data, limits))), mode };
     },
   });
 }
 
-async function createExclusive(roots: readonly PathRoot[], path: string, data: Uint8Array, maxBytes: number) {
+type Limits = { maxBytes: number; durable: boolean };
+
+async function createExclusive(roots: readonly PathRoot[], path: string, data: Uint8Array, limits: Limits) {
   const existing = await resolveInScope(roots, path, 'create');
   if (existing.kind !== 'missing') throw exists(path);
   // O_EXCL claims the name, so two concurrent creates cannot both succeed; the atomic write then fills it.
@@ -95,16 +104,17 @@ async function createExclusive(roots: readonly PathRoot[], path: string, data: U
     throw errno === 'EEXIST' ? exists(path) : error;
   });
   await claim.close();
-  const resolved = await writeFileAtomicInScope(roots, path, data, { maxBytes });
+  const resolved = await writeFileAtomicInScope(roots, path, data, limits);
   return { path: displayPath(resolved), bytes: data.byteLength, sha256: sha256Hex(data) };
 }
 
-async function append(roots: readonly PathRoot[], path: string, data: Uint8Array, maxBytes: number) {
+async function append(roots: readonly PathRoot[], path: string, data: Uint8Array, limits: Limits) {
+  const { maxBytes } = limits;
   const target = await resolveInScope(roots, path, 'create');
   const before = target.kind === 'missing' ? Buffer.alloc(0) : await readFileInScope(roots, path, { maxBytes });
   checkSize(path, before.byteLength + data.byteLength, maxBytes);
   const whole = Buffer.concat([before, data]);
-  const resolved = await writeFileAtomicInScope(roots, path, whole, { maxBytes });
+  const resolved = await writeFileAtomicInScope(roots, path, whole, limits);
   return { path: displayPath(resolved), bytes: whole.byteLength, sha256: sha256Hex(whole) };
 }
 

@@ -36,7 +36,8 @@ export const TASK_WRITABLE_PATHS: readonly string[] = Object.freeze([
 /**
  * The built-in tools scoped to a governed task folder: `fs_read`, `file_glob` and `json_validate` read `task/` and
  * `progress/` (addressed as `task/…` and `progress/…`); `fs_write` writes only `progress/artifacts/` and the notes
- * files ({@link TASK_WRITABLE_PATHS}); `sandbox_exec` and `test_runner` run in `progress/artifacts/`, which is created
+ * files ({@link TASK_WRITABLE_PATHS}), without fsyncs of its own (the runner fsyncs what tools wrote at once, before
+ * it journals their results); `sandbox_exec` and `test_runner` run in `progress/artifacts/`, which is created
  * here and is the only folder they can write; the network tools follow `options.network`.
  *
  * @example
@@ -52,6 +53,8 @@ export function taskTools(paths: TaskToolPaths, options: TaskToolsOptions = {}):
   const progress = { label: 'progress', path: paths.progress };
   return builtinTools({
     ...rest,
+    // The runner makes what fs_write wrote durable in one batch before it journals the call's result.
+    limits: { ...rest.limits, fs_write: { durable: false, ...rest.limits?.fs_write } },
     readRoots: [task, progress],
     writeRoots: [{ ...progress, writable: TASK_WRITABLE_PATHS }],
     ...(network === false ? {} : { network }),

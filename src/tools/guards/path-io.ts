@@ -23,6 +23,11 @@ export type ReadFileInScopeOptions = {
 export type WriteFileInScopeOptions = {
   /** Refuse data larger than this many bytes. @default 10485760 */
   maxBytes?: number;
+  /**
+   * Fsync the temp file before the rename and the directory after it. A governed run turns this off for its tools
+   * and makes what they wrote durable in one batch at the next journal commit. @default true
+   */
+  durable?: boolean;
 };
 
 /**
@@ -60,7 +65,7 @@ export async function readFileInScope(
 /**
  * Replaces (or creates) a file inside the roots atomically: a temp file is created beside it with
  * `O_CREAT | O_EXCL | O_NOFOLLOW` through the descriptor of its checked parent directory, written, fsynced, renamed
- * over the target, and the directory is fsynced. Readers see the old or the new content, never a mix; a symlink at
+ * over the target, and the directory is fsynced (both fsyncs skipped with `durable: false`). Readers see the old or the new content, never a mix; a symlink at
  * the target is refused, and a hard link at the target is replaced rather than written through. The target, the
  * pinned directory and the temp file are each checked against the roots' `writable` lists.
  *
@@ -71,7 +76,7 @@ export async function writeFileAtomicInScope(
   roots: readonly PathRoot[],
   userPath: string,
   data: string | Uint8Array,
-  { maxBytes = DEFAULT_MAX_FILE_BYTES }: WriteFileInScopeOptions = {},
+  { maxBytes = DEFAULT_MAX_FILE_BYTES, durable = true }: WriteFileInScopeOptions = {},
 ): Promise<ResolvedPath> {
   checkLimit(maxBytes);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -84,14 +89,14 @@ export async function writeFileAtomicInScope(
     // The temp file and the rename both go through the pinned directory, so the target's place there is what counts.
     checkWritable(scope, userPath, path.join(dir.at, name));
     const temp = tempFileName(name);
-    await writeTemp(scope, userPath, dir, temp, name, bytes);
+    await writeTemp(scope, userPath, dir, { name: temp, target: name, bytes, durable });
     try {
       await rename(dir.entry(temp), dir.entry(name));
     } catch (cause) {
       await unlink(dir.entry(temp)).catch(() => undefined);
       throw raceRefusal(userPath, cause);
     }
-    await dir.handle.sync();
+    if (durable) await dir.handle.sync();
     return { ...resolved, kind: 'file' };
   } finally {
     await dir.handle.close();
@@ -102,9 +107,7 @@ async function writeTemp(
   scope: Scope,
   userPath: string,
   dir: PinnedDir,
-  name: string,
-  target: string,
-  bytes: Uint8Array,
+  { name, target, bytes, durable }: { name: string; target: string; bytes: Uint8Array; durable: boolean },
 ): Promise<void> {
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
   let handle: FileHandle;
@@ -120,7 +123,7 @@ async function writeTemp(
       checkWritable(scope, userPath, path.join(path.dirname(at), target));
     }
     await handle.writeFile(bytes);
-    await handle.sync();
+    if (durable) await handle.sync();
   } catch (error) {
     await handle.close();
     await unlink(dir.entry(name)).catch(() => undefined);

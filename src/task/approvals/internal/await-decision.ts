@@ -65,7 +65,7 @@ export async function awaitDecision(
     noteInvalid(look, recheck, expired);
     if (expired) return expire(ctx, request, files, look);
     if (ctx.mode === 'auto' && look.text === undefined) {
-      await createFileExclusive(ctx.files, files.decision, formatJson(autoDecision(ctx, request)));
+      await createFileExclusive(ctx.files, files.decision, formatJson(autoDecision(ctx, request)), { durable: false });
       look = await lookAt(ctx.files, files, request);
       if (look.decision !== undefined) return act(ctx, look.decision);
     }
@@ -122,7 +122,9 @@ async function expire(
   };
   if (look.text === undefined) {
     // A decision may land between the look and this write: then it is looked at on the next check instead.
-    if (!(await createFileExclusive(ctx.files, files.decision, formatJson(decision)))) return undefined;
+    if (!(await createFileExclusive(ctx.files, files.decision, formatJson(decision), { durable: false }))) {
+      return undefined;
+    }
   } else {
     // The invalid file was reported above; the expiry record replaces it so the folder says what happened.
     await ctx.files.write(files.decision, formatJson(decision));
