@@ -37,8 +37,9 @@ export type AgentStepHost = {
 };
 
 /**
- * Runs one agent execution as a durable step. Checkpoints go to `steps/<id>/checkpoint.json` at every iteration
- * boundary, vouched for by a digest in the journal; a step found with a checkpoint the journal knows continues from it.
+ * Runs one agent execution as a durable step. The latest checkpoint goes to `steps/<id>/checkpoint.json` whenever
+ * the journal commits within the step, vouched for by its digest; a step found with a checkpoint the journal knows
+ * continues from it.
  * Budgets are checked before each model call (on an estimate) and after it (on real usage); a budget hit, a STOP
  * file or `stop()` end the step at once with a RunStop.
  */
@@ -87,7 +88,7 @@ export async function runAgentStep(
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
-      await writeCheckpoint(session, stepId, checkpointFile, checkpoint);
+      staged = checkpoint;
       session.update({ phase: options.phase, last_step_id: stepId });
       try {
         await session.checkStop();
@@ -98,6 +99,16 @@ export async function runAgentStep(
       }
     },
   };
+  // The latest checkpoint is written when the journal is about to commit within the step (before a side-effecting
+  // tool, an approval wait): then the journal vouches for it. One never followed by a commit would not be vouched
+  // for after a power loss, and the step's end makes it useless, so it is not written at all.
+  let staged: unknown;
+  const unhook = session.beforeCommit(async () => {
+    if (staged === undefined) return;
+    const checkpoint = staged;
+    staged = undefined;
+    await writeCheckpoint(session, stepId, checkpointFile, checkpoint);
+  });
   let result: AgentResult;
   try {
     const checkpoint = await readCheckpoint(session, stepId, checkpointFile);
@@ -105,6 +116,7 @@ export async function runAgentStep(
       ? await agent.resumeSerialized(checkpoint, undefined, executeOptions)
       : await agent.execute({ input: options.input }, { ...executeOptions, history: options.context ?? [] });
   } finally {
+    unhook();
     host.setGate(undefined);
   }
   if (pendingStop) throw pendingStop;
@@ -120,8 +132,8 @@ export async function runAgentStep(
 }
 
 // The journal vouches for each checkpoint by its digest: a resumed step continues only from a checkpoint the journal
-// knows. Neither is made durable here: the digest goes out with the step's next commit, and the file is a cache (one
-// lost or not vouched for means the step starts over, its journaled tool calls answered from the journal).
+// knows. The file is a cache and is not fsynced (one lost or not vouched for means the step starts over, its
+// journaled tool calls answered from the journal).
 async function writeCheckpoint(session: Session, stepId: string, file: string, checkpoint: unknown): Promise<void> {
   const redacted = session.redact(checkpoint);
   session.emit({ type: 'step.checkpoint', step: stepId, data: { digest: canonicalDigest(redacted) } });

@@ -23,7 +23,7 @@ export type Session = {
   /** The run's own files: confined to the task folder, never through a link, redacted on write. */
   readonly files: TaskFiles;
   readonly spec: SpecFile;
-  /** The run's journal; each flush first makes what tools wrote durable (see `toolWrites`). */
+  /** The run's journal; each flush first runs the hooks added with `beforeCommit`. */
   readonly journal: Journal;
   readonly broker: ApprovalBroker;
   /** What tools write under `progress/`, made durable before the journal commit that follows. */
@@ -46,6 +46,11 @@ export type Session = {
   update(changes: StateChanges): void;
   /** Waits for the state writes handed over so far. @throws the first failed write */
   settle(): Promise<void>;
+  /**
+   * Runs `hook` before each journal commit until the returned function is called: what is worth writing only when
+   * the journal is about to vouch for it (an agent step's latest checkpoint) is written then.
+   */
+  beforeCommit(hook: () => Promise<void>): () => void;
   /** Throws a RunStop if a stop was asked for (STOP file, `stop()`, the wall clock). */
   checkStop(): Promise<void>;
   /** Asks the run to stop: at once if a step is in flight, else at the next boundary. */
@@ -87,7 +92,9 @@ export type SessionParts = {
 
 /** Wires a run's parts together. */
 export function createSession(parts: SessionParts): Session {
-  const { paths, spec, journal, stateStore, fold, listeners, now } = parts;
+  const { paths, spec, stateStore, fold, listeners, now } = parts;
+  const hooks = new Set<() => Promise<void>>();
+  const journal = committingAfter(parts.journal, hooks);
   const budgets = budgetsFromFold(spec, fold, now);
   const state = initialState(parts, budgets);
   let stopReason: StopReason | undefined;
@@ -122,6 +129,10 @@ export function createSession(parts: SessionParts): Session {
       Object.assign(state, changes);
     },
     settle: () => writer.settle(),
+    beforeCommit(hook) {
+      hooks.add(hook);
+      return () => hooks.delete(hook);
+    },
     get stopReason() {
       return stopReason;
     },
@@ -193,7 +204,27 @@ function initialState(parts: SessionParts, budgets: BudgetTracker): StateFile {
   };
 }
 
+// The journal as the run sees it: every flush first runs the pre-commit hooks.
+function committingAfter(journal: Journal, hooks: Set<() => Promise<void>>): Journal {
+  return {
+    append: (event) => journal.append(event),
+    async flush() {
+      for (const hook of [...hooks]) await hook();
+      await journal.flush();
+    },
+    read: () => journal.read(),
+    close: () => journal.close(),
+    get lastSeq() {
+      return journal.lastSeq;
+    },
+    get durableSeq() {
+      return journal.durableSeq;
+    },
+  };
+}
+
 function emitToListeners(journal: Journal, listeners: Set<RunListener>, event: EventInput, taskId: string): EventFrame {
+
   const frame = journal.append(event);
   for (const listener of listeners) {
     try {

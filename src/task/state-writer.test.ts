@@ -43,6 +43,27 @@ describe('createStateWriter', () => {
     expect(written).toEqual([1, 4]);
   });
 
+  it('writes at most once per interval, but a change of status at once', async () => {
+    const written: string[] = [];
+    const store: StateStore = {
+      read: async () => undefined,
+      write: async (state) => void written.push(`${state.last_seq}`),
+    };
+    const writer = createStateWriter(store, { minIntervalMs: 200 });
+    writer.submit(sampleState({ last_seq: 1 }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    writer.submit(sampleState({ last_seq: 2 }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written).toEqual(['1']);
+    writer.submit(sampleState({ last_seq: 3, status: 'waiting_approval' }));
+    await expect.poll(() => written, { timeout: 100 }).toEqual(['1', '3']);
+    writer.submit(sampleState({ last_seq: 4, status: 'waiting_approval' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(written).toEqual(['1', '3']);
+    await writer.settle();
+    expect(written).toEqual(['1', '3', '4']);
+  });
+
   it('reports a failed write at the next submit and at settle, and writes nothing after it', async () => {
     const { store, written, step } = slowStore((state) => (state.last_seq === 1 ? new Error('EIO') : undefined));
     const writer = createStateWriter(store);
