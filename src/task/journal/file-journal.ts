@@ -164,12 +164,10 @@ class FileJournal implements Journal {
     }
   }
 
-  // One fsync covers every flush asked for before it started: a later commit finds its target already met. It waits
-  // one turn of the event loop first, so tool calls running side by side, each journaling its call and flushing
-  // before it acts, share one fsync.
+  // One fsync covers every flush asked for before it started: a later commit finds its target already met. Tool
+  // calls made side by side are all journaled before any of them flushes, so they share one fsync.
   async #commit(): Promise<void> {
     if (this.#failure || this.#durableSeq >= this.#syncTarget) return;
-    await new Promise((resolve) => setImmediate(resolve));
     await this.#write();
     if (this.#failure) return;
     const seq = this.#writtenSeq;
