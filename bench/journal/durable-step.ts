@@ -1,173 +1,124 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import type { EventInput } from '../../src/task/contracts/events.ts';
-import { type DurableFs, nodeDurableFs } from '../../src/task/fs/durable-fs.ts';
+import type { DurableFs } from '../../src/task/fs/durable-fs.ts';
 import { createFsSpy } from '../../src/task/fs/fs-spy.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { createFrameFactory } from '../../src/task/journal/frame-factory.ts';
+import type { Journal } from '../../src/task/journal/journal.ts';
 import { createFileStateStore } from '../../src/task/state-store.ts';
+import { createStateWriter } from '../../src/task/state-writer.ts';
 import { NOOP_STEP_EVENTS, sampleState } from './fixtures.ts';
-import { median, openRawAppender, rawAtomicWrite, round, timeUsAsync } from './raw-floor.ts';
+import { median, openRawAppender, quantile, round, timeUsAsync } from './raw-floor.ts';
 
-/** Options for {@link measureDurableStep}. */
-export type DurableStepOptions = {
-  /** An empty directory on the disk to measure (the figures mean nothing on tmpfs, where fsync is free). */
-  dir: string;
-  /** Steps measured. @default 100 */
-  steps?: number;
-  /** The events journaled per step. @default NOOP_STEP_EVENTS, what a no-op governed step journals */
-  events?: readonly EventInput[];
-  /** How agency reaches the disk. @default nodeDurableFs (inline) */
-  fs?: DurableFs;
-};
-
-/** What one durable step costs, against the physical floor of the same writes and fsyncs. */
+/** What one durable no-op step costs, against one raw write + fsync of the same bytes. */
 export type DurableStepFigures = {
   steps: number;
+  /** Steps per timed block: each block runs back to back, as a run's steps do. */
+  blockSteps: number;
   eventsPerStep: number;
-  /** Median µs per step: the appends, one flush, one atomic `state.json` write. */
+  /** Median µs per step, the state writes of the block included. */
   stepUs: number;
-  /** Median µs per step for the same bytes written with raw sync calls: write + fsync, then temp/rename/dir fsync. */
-  floorUs: number;
-  /** The median of the paired differences (step minus raw step): what the step adds on top of the disk. */
+  /** Median µs per raw write + fsync of the same bytes, through the thread pool. */
+  rawUs: number;
+  rawP10Us: number;
+  rawP90Us: number;
+  /** The median of the paired block differences per step (agency minus raw), in µs. */
   overheadUs: number;
-  /** fsyncs per step (journal flush, state file, directory): 3 expected. */
+  /** 1 + overheadUs / rawUs: the paired estimate against the floor (1). The target applies to this. */
+  ratio: number;
+  /** fsyncs per step, counted through the fs port in a separate short run (1 expected: the journal's commit). */
   fsyncsPerStep: number;
 };
 
-/** A step measured against the floor: run once per sample, with what it needs set up in `dir`. */
-type Stepper = { step(): Promise<void> | void; close(): Promise<void> | void };
+/** Options for {@link measureDurableStep}. */
+export type DurableStepOptions = { dir: string; steps: number; blockSteps?: number };
 
 /**
- * The durable step overhead: a no-op governed step (its events appended, 1 flush, 1 `state.json` checkpoint) minus
- * the fsync floor, measured on one disk in one run. The fsyncs are counted in a separate short run, so the timed
- * steps go through the port with nothing wrapped around it.
- *
- * @example
- * const figures = await measureDurableStep({ dir: await mkdtemp('/var/tmp/step-') });
+ * The durable no-op step: the three frames a no-op governed step journals, one commit (`flush`, one fsync), and the
+ * `state.json` checkpoint handed to the state writer, exactly as `session.boundary` does it, against the same bytes
+ * written and fsynced raw through the thread pool. Steps run in blocks back to back (the state writes of a block
+ * overlap its next commits, as in a run, and the block waits for the last one), agency and raw blocks alternating,
+ * paired block by block.
  */
 export async function measureDurableStep({
   dir,
-  steps = 100,
-  events = NOOP_STEP_EVENTS,
-  fs = nodeDurableFs,
+  steps,
+  blockSteps = 100,
 }: DurableStepOptions): Promise<DurableStepFigures> {
-  const spy = createFsSpy(fs);
-  const fsyncsPerStep = await countPerStep(await agencyStepper(dir, events, spy.fs), () => spy.count('fsync'));
-  return { ...(await measureAgainstFloor(dir, steps, events, await agencyStepper(dir, events, fs))), fsyncsPerStep };
-}
-
-/**
- * Two references measured the same way, to read the agency figure against:
- * - `plain`: the same step written in plain JavaScript with no library (the frames and the state built and
- *   serialized with `JSON.stringify`, the same system calls): the least any JavaScript implementation adds here;
- * - `null`: the raw step itself in a second directory, whose figure should be 0 and shows what one run can resolve.
- */
-export async function measureReferenceSteps(
-  dir: string,
-  steps: number,
-  events: readonly EventInput[] = NOOP_STEP_EVENTS,
-): Promise<{ plain: DurableStepFigures; null: DurableStepFigures }> {
-  const plain = await measureAgainstFloor(dir, steps, events, plainStepper(dir, events));
-  const same = await measureAgainstFloor(dir, steps, events, rawStepper(dir, events));
-  return { plain: { ...plain, fsyncsPerStep: 3 }, null: { ...same, fsyncsPerStep: 3 } };
-}
-
-async function measureAgainstFloor(
-  dir: string,
-  steps: number,
-  events: readonly EventInput[],
-  subject: Stepper,
-): Promise<Omit<DurableStepFigures, 'fsyncsPerStep'>> {
-  const raw = rawStepper(dir, events);
+  const fsyncsPerStep = await countFsyncs(dir);
+  const agency = await agencyStepper(dir);
+  const raw = rawStepper(dir);
   const measured: number[] = [];
   const floor: number[] = [];
+  const block = async (stepper: Stepper) =>
+    (await timeUsAsync(async () => {
+      for (let i = 0; i < blockSteps; i++) await stepper.step();
+      await stepper.settle();
+    })) / blockSteps;
   try {
-    // Paired and alternating, step by step, so both sides see the disk in the same state; both are timed through
-    // the same async wrapper, so the harness adds the same to each.
-    for (let step = 0; step < steps; step++) {
-      if (step % 2 === 0) measured.push(await timeUsAsync(async () => subject.step()));
-      floor.push(await timeUsAsync(async () => raw.step()));
-      if (step % 2 === 1) measured.push(await timeUsAsync(async () => subject.step()));
+    for (let done = 0; done < steps; done += blockSteps) {
+      if (done % (2 * blockSteps) === 0) measured.push(await block(agency));
+      floor.push(await block(raw));
+      if (done % (2 * blockSteps) !== 0) measured.push(await block(agency));
     }
   } finally {
+    await agency.close();
     await raw.close();
-    await subject.close();
   }
-  const differences = measured.map((us, i) => us - (floor[i] ?? us));
+  const overheadUs = median(measured.map((us, i) => us - (floor[i] ?? us)));
   return {
     steps,
-    eventsPerStep: events.length,
+    blockSteps,
+    eventsPerStep: NOOP_STEP_EVENTS.length,
     stepUs: round(median(measured), 1),
-    floorUs: round(median(floor), 1),
-    overheadUs: round(median(differences), 1),
+    rawUs: round(median(floor), 1),
+    rawP10Us: round(quantile(floor, 0.1), 1),
+    rawP90Us: round(quantile(floor, 0.9), 1),
+    overheadUs: round(overheadUs, 1),
+    ratio: round(1 + overheadUs / median(floor), 3),
+    fsyncsPerStep,
   };
 }
 
-async function countPerStep(stepper: Stepper, count: () => number, steps = 20): Promise<number> {
-  const before = count();
-  for (let step = 0; step < steps; step++) await stepper.step();
-  const perStep = (count() - before) / steps;
+type Stepper = { step(): Promise<void>; settle(): Promise<void>; close(): Promise<void> | void };
+
+async function countFsyncs(dir: string, steps = 20): Promise<number> {
+  const spy = createFsSpy();
+  const stepper = await agencyStepper(dir, spy.fs);
+  await stepper.step();
+  await stepper.settle();
+  const before = spy.count('fsync');
+  for (let i = 0; i < steps; i++) await stepper.step();
+  await stepper.settle();
   await stepper.close();
-  return perStep;
+  return (spy.count('fsync') - before) / steps;
 }
 
-// agency's durable step: the journal and the state store, as the runner uses them at a step boundary.
-async function agencyStepper(dir: string, events: readonly EventInput[], fs: DurableFs): Promise<Stepper> {
+// agency's step: the journal and the state writer over the file store, as a step boundary uses them.
+async function agencyStepper(dir: string, fs?: DurableFs): Promise<Stepper> {
   const stepDir = mkdtempSync(path.join(dir, 'step-agency-'));
-  const journal = await openFileJournal(path.join(stepDir, 'events.ndjson'), { fs });
-  const store = createFileStateStore(stepDir, { fs });
+  const journal: Journal = await openFileJournal(path.join(stepDir, 'events.ndjson'), fs ? { fs } : {});
+  const writer = createStateWriter(createFileStateStore(stepDir, fs ? { fs } : {}));
   const state = sampleState();
   return {
     async step() {
-      for (const event of events) journal.append(event);
+      for (const event of NOOP_STEP_EVENTS) journal.append(event);
       await journal.flush();
       state.last_seq = journal.durableSeq;
       state.updated_at = new Date().toISOString();
-      await store.write(state);
+      writer.submit(state);
     },
+    settle: () => writer.settle(),
     close: () => journal.close(),
   };
 }
 
-// The same step with no library: what a careful hand-written implementation does.
-function plainStepper(dir: string, events: readonly EventInput[]): Stepper {
-  const stepDir = mkdtempSync(path.join(dir, 'step-plain-'));
-  const journal = openRawAppender(path.join(stepDir, 'events.ndjson'));
-  const stateFile = path.join(stepDir, 'state.json');
-  const state = sampleState();
-  let seq = 0;
-  return {
-    step() {
-      let lines = '';
-      for (const event of events) {
-        const frame = { version: 'agent.events.v1', id: randomUUID(), seq: ++seq, ts: new Date().toISOString() };
-        lines += `${JSON.stringify({ ...frame, ...event })}\n`;
-      }
-      journal.append(Buffer.from(lines));
-      state.last_seq = seq;
-      state.updated_at = new Date().toISOString();
-      rawAtomicWrite(stateFile, Buffer.from(`${JSON.stringify(state, null, 2)}\n`));
-    },
-    close: () => journal.close(),
-  };
-}
-
-// The floor: the bytes of a durable step, prepared once, written with raw sync calls: the journal lines + fsync,
-// then state.json the atomic way (temp, fsync, rename, fsync of the directory).
-function rawStepper(dir: string, events: readonly EventInput[]): Stepper {
+// The floor: the bytes of the step's frames, prepared once, written and fsynced raw through the thread pool.
+function rawStepper(dir: string, events: readonly EventInput[] = NOOP_STEP_EVENTS): Stepper {
   const stepDir = mkdtempSync(path.join(dir, 'step-raw-'));
   const makeFrame = createFrameFactory();
-  const stepBytes = Buffer.from(events.map((event, i) => `${JSON.stringify(makeFrame(event, i + 1))}\n`).join(''));
-  const stateBytes = Buffer.from(`${JSON.stringify(sampleState(), null, 2)}\n`);
-  const stateFile = path.join(stepDir, 'state.json');
-  const journal = openRawAppender(path.join(stepDir, 'events.ndjson'));
-  return {
-    step() {
-      journal.append(stepBytes);
-      rawAtomicWrite(stateFile, stateBytes);
-    },
-    close: () => journal.close(),
-  };
+  const bytes = Buffer.from(events.map((event, i) => `${JSON.stringify(makeFrame(event, i + 1))}\n`).join(''));
+  const appender = openRawAppender(path.join(stepDir, 'events.ndjson'));
+  return { step: () => appender.append(bytes), settle: async () => undefined, close: () => appender.close() };
 }

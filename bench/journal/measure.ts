@@ -1,11 +1,10 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../../src/task/fs/atomic-write.ts';
 import { createFsSpy } from '../../src/task/fs/fs-spy.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { createFrameFactory } from '../../src/task/journal/frame-factory.ts';
-import { SAMPLE_EVENT, sampleState } from './fixtures.ts';
-import { median, openRawAppender, quantile, rawAtomicWrite, round, timeUs, timeUsAsync } from './raw-floor.ts';
+import { SAMPLE_EVENT } from './fixtures.ts';
+import { median, round } from './raw-floor.ts';
 
 /** Unsynced append cost. */
 export type AppendFigure = {
@@ -73,89 +72,4 @@ export async function measureGroupCommit(
   const fsyncsPerStep = (spy.count('fsync') - before) / steps;
   await journal.close();
   return { steps, eventsPerStep, fsyncsPerStep, stepUs: round(stepUs, 1) } satisfies GroupCommitFigure;
-}
-
-/** `sync: 'always'` against a raw `writeSync` + `fsyncSync` loop of the same bytes, paired event by event. */
-export type PerEventFigure = {
-  events: number;
-  /** Median µs per journal append (write + fsync included). */
-  journalUs: number;
-  /** Median µs per raw write + fsync. */
-  rawUs: number;
-  /** The median of the paired differences (journal minus raw), in µs: what agency adds to each append. */
-  overheadUs: number;
-  /** 1 + overheadUs / rawUs: the paired estimate against the physical floor (1). The target applies to this. */
-  ratio: number;
-  /** journalUs / rawUs: unpaired, so the disk's spread moves it more. */
-  medianRatio: number;
-  /** The ratio of the means, which outliers (a stalled fsync) move most. */
-  meanRatio: number;
-  /** The 10th and 90th percentiles of the raw write + fsync, in µs: how steady the disk was. */
-  rawP10Us: number;
-  rawP90Us: number;
-};
-
-// Each event is timed once through the journal and once raw, next to each other and in alternating order, so the
-// disk's changing speed (other writers, the ext4 journal) falls on both sides alike.
-export async function measurePerEvent(dir: string, { events }: { events: number }) {
-  const line = Buffer.from(`${JSON.stringify(createFrameFactory()(SAMPLE_EVENT, 1))}\n`);
-  const journal = await openFileJournal(path.join(dir, 'per-event-journal.ndjson'), { sync: 'always' });
-  const raw = openRawAppender(path.join(dir, 'per-event-raw.ndjson'));
-  const journalRuns: number[] = [];
-  const rawRuns: number[] = [];
-  try {
-    for (let i = 0; i < events; i++) {
-      if (i % 2 === 0) journalRuns.push(timeUs(() => journal.append(SAMPLE_EVENT)));
-      rawRuns.push(timeUs(() => raw.append(line)));
-      if (i % 2 === 1) journalRuns.push(timeUs(() => journal.append(SAMPLE_EVENT)));
-    }
-  } finally {
-    raw.close();
-    await journal.close();
-  }
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const overheadUs = median(journalRuns.map((us, i) => us - (rawRuns[i] ?? us)));
-  return {
-    events,
-    journalUs: round(median(journalRuns), 1),
-    rawUs: round(median(rawRuns), 1),
-    overheadUs: round(overheadUs, 1),
-    ratio: round(1 + overheadUs / median(rawRuns), 3),
-    medianRatio: round(median(journalRuns) / median(rawRuns), 3),
-    meanRatio: round(mean(journalRuns) / mean(rawRuns), 3),
-    rawP10Us: round(quantile(rawRuns, 0.1), 1),
-    rawP90Us: round(quantile(rawRuns, 0.9), 1),
-  } satisfies PerEventFigure;
-}
-
-/** The checkpoint: `state.json` replaced atomically, against the same calls made raw, paired write by write. */
-export type CheckpointFigure = {
-  writes: number;
-  stateBytes: number;
-  writeUs: number;
-  rawUs: number;
-  /** The median of the paired differences (agency minus raw), in µs. */
-  overheadUs: number;
-};
-
-export async function measureCheckpoint(dir: string, { writes }: { writes: number }) {
-  const bytes = Buffer.from(`${JSON.stringify(sampleState(), null, 2)}\n`);
-  const agency: number[] = [];
-  const raw: number[] = [];
-  mkdirSync(path.join(dir, 'checkpoint-agency'));
-  mkdirSync(path.join(dir, 'checkpoint-raw'));
-  const agencyFile = path.join(dir, 'checkpoint-agency', 'state.json');
-  const rawFile = path.join(dir, 'checkpoint-raw', 'state.json');
-  for (let i = 0; i < writes; i++) {
-    if (i % 2 === 0) agency.push(await timeUsAsync(() => writeFileAtomic(agencyFile, bytes)));
-    raw.push(timeUs(() => rawAtomicWrite(rawFile, bytes)));
-    if (i % 2 === 1) agency.push(await timeUsAsync(() => writeFileAtomic(agencyFile, bytes)));
-  }
-  return {
-    writes,
-    stateBytes: bytes.byteLength,
-    writeUs: round(median(agency), 1),
-    rawUs: round(median(raw), 1),
-    overheadUs: round(median(agency.map((us, i) => us - (raw[i] ?? us))), 1),
-  } satisfies CheckpointFigure;
 }

@@ -1,28 +1,20 @@
-import { closeSync, constants, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import fs from 'node:fs';
 
-// The physical floor: the same system calls agency makes, issued directly and synchronously with no runtime in
-// between. agency's figures are compared against these, measured on the same disk in the same run.
+// The physical floor: the system calls a journal commit makes, issued directly through libuv's thread pool with no
+// runtime in between. agency's figures are compared against these, measured on the same disk in the same run.
 
-const { O_WRONLY, O_APPEND, O_CREAT, O_RDONLY, O_DIRECTORY } = constants;
-
-/** An append-only file written with raw `writeSync` + `fsyncSync`, one call each per line. */
-export function openRawAppender(file: string): { append(line: Uint8Array): void; close(): void } {
-  const fd = openSync(file, O_WRONLY | O_APPEND | O_CREAT, 0o644);
+/** An append-only file written with one async `write` + `fsync` per line, as the journal's commit makes them. */
+export function openRawAppender(file: string): { append(bytes: Uint8Array): Promise<void>; close(): void } {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o644);
+  const call = (run: (done: (error: Error | null) => void) => void) =>
+    new Promise<void>((resolve, reject) => run((error) => (error ? reject(error) : resolve())));
   return {
-    append(line) {
-      writeSync(fd, line);
-      fsyncSync(fd);
+    async append(bytes) {
+      await call((done) => fs.write(fd, bytes, 0, bytes.byteLength, null, (error) => done(error)));
+      await call((done) => fs.fsync(fd, done));
     },
-    close: () => closeSync(fd),
+    close: () => fs.closeSync(fd),
   };
-}
-
-/** How long `run` takes, in µs. */
-export function timeUs(run: () => unknown): number {
-  const started = performance.now();
-  run();
-  return (performance.now() - started) * 1000;
 }
 
 /** How long the async `run` takes, in µs. */
@@ -30,25 +22,6 @@ export async function timeUsAsync(run: () => Promise<unknown>): Promise<number> 
   const started = performance.now();
   await run();
   return (performance.now() - started) * 1000;
-}
-
-/** Replaces `file` the durable way (temp, write, fsync, close, rename, fsync of the directory), synchronously. */
-export function rawAtomicWrite(file: string, data: Uint8Array): void {
-  const temp = `${file}.raw.tmp`;
-  const fd = openSync(temp, 'wx', 0o644);
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
-  const dir = openSync(path.dirname(file), O_RDONLY | O_DIRECTORY);
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
 }
 
 /** The median of some numbers. */

@@ -13,10 +13,10 @@ import type { Adapter } from '../adapter.ts';
 import { ANSWER, INPUT, type Script, TOOL_DESCRIPTION, TOOL_NAME } from '../script.ts';
 
 /**
- * The script as a LangChain chat model with tool calling. Like a real provider it binds tools as OpenAI tool
+ * The script as a LangChain chat model with tool calling (also driven by the journal benchmark's peers). Like a real provider it binds tools as OpenAI tool
  * definitions and returns parsed tool-call arguments (LangChain's tool calls carry objects, not JSON text).
  */
-class LoopChatModel extends BaseChatModel<BaseChatModelCallOptions & { tools?: unknown[] }> {
+export class LoopChatModel extends BaseChatModel<BaseChatModelCallOptions & { tools?: unknown[] }> {
   readonly script: Script;
 
   constructor(script: Script) {
@@ -47,7 +47,7 @@ class LoopChatModel extends BaseChatModel<BaseChatModelCallOptions & { tools?: u
   }
 }
 
-function echoTool(script: Script) {
+export function echoTool(script: Script) {
   return tool(({ text }: { text: string }) => script.tool(text), {
     name: TOOL_NAME,
     description: TOOL_DESCRIPTION,
