@@ -55,6 +55,9 @@ export async function resumeRun(core: RunnerCore, root: string, options: ResumeO
   const lock = await acquireRunLock(paths.lock, { now: core.now });
   let journal: Journal | undefined;
   try {
+    // First, with the lock held: a run killed while writing a file leaves its temp file behind, even a run killed
+    // after its finish was durable, which the resume then refuses.
+    const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
     await ensureProgressDirs(files, paths);
     journal = await openJournal(core, paths, files);
     const { frames, torn } = await journal.read();
@@ -66,7 +69,6 @@ export async function resumeRun(core: RunnerCore, root: string, options: ResumeO
     checkBudgetPriced(core.options, spec.model, spec.budgets.max_cost_usd);
     const state = await checkState(stateStoreFor(core, paths, files), fold);
     const stopFile = await removeStopFile(files, paths);
-    const strays = await removeStaleTempFiles(paths.progress, { skip: [dirname(paths.approvalRequests)] });
     const brief = await readBrief(files, paths);
     const { handle, entry } = openRun(core, { paths, files, spec, journal, frames, brief }, options.signal, lock);
     const { session } = entry;

@@ -105,6 +105,15 @@ describe('what a run fsyncs', () => {
 });
 
 describe('files the journal holds are rebuilt on resume', () => {
+  it('removes the temp file of a state write cut short after the finish, though it refuses to resume the run', async () => {
+    const root = await makeTaskFolder();
+    expect((await fixtureRunner().doTask(root)).finishReason).toBe('completed');
+    const stray = join(root, 'progress', '.state.json.0123456789ab.agency-tmp');
+    await writeFile(stray, '{"version": "agent.st');
+    await expect(fixtureRunner().resume(root)).rejects.toMatchObject({ code: 'task_folder_invalid' });
+    expect(await readdir(join(root, 'progress'))).not.toContain('.state.json.0123456789ab.agency-tmp');
+  });
+
   it('brings back each derived file deleted, torn or edited while the run was down, and says so', async () => {
     const root = await makeTaskFolder();
     expect((await fixtureRunner().doTask(root, { budgets: { maxSteps: 4 } })).finishReason).toBe('budget.steps');
