@@ -224,7 +224,6 @@ function committingAfter(journal: Journal, hooks: Set<() => Promise<void>>): Jou
 }
 
 function emitToListeners(journal: Journal, listeners: Set<RunListener>, event: EventInput, taskId: string): EventFrame {
-
   const frame = journal.append(event);
   for (const listener of listeners) {
     try {
