@@ -113,7 +113,7 @@ export {
   CONTEXT_THREAD_ID,
   CONTEXT_USER_ID,
   type ExecuteOptions,
-  type StepTrace,
+  type CallRecord,
   type StreamingAgent,
   taskChatId,
   taskThreadId,

@@ -33,7 +33,7 @@ export const NOOP_STEP_EVENTS: readonly EventInput[] = [
       cached_input_tokens: 0,
       cost_usd: 0.005055,
     },
-    budgets_remaining: { wall_clock_ms: 1_799_588, steps: 42, tokens: 180_000, cost_usd: 4.91 },
+    budgets_remaining: { wall_clock_ms: 1_799_588, iterations: 42, tokens: 180_000, cost_usd: 4.91 },
     data: { tool_calls: 0, finish_reason: 'stop', elapsed_ms: 1 },
   },
   {

@@ -94,7 +94,7 @@ async function agencyRunner(dir: string, steps: number): Promise<Runner> {
       const root = await mkdtemp(path.join(dir, 'peer-agency-'));
       await mkdir(path.join(root, 'task'));
       await writeFile(path.join(root, 'task', 'brief.md'), '# Echo\n');
-      const result = await runner.doTask(root, { loop: loop.name, budgets: { maxSteps: 2 * steps + 10 } });
+      const result = await runner.doTask(root, { loop: loop.name, budgets: { maxIterations: 2 * steps + 10 } });
       if (result.finishReason !== 'completed') throw new Error(`agency: the run ended ${result.finishReason}`);
     },
     close: async () => undefined,

@@ -32,7 +32,7 @@ const ticket = z.object({
 const agent = new LLMAgent({
   name: 'triage',
   model,
-  prompt: 'You triage support tickets. Look up the account before you judge a billing ticket.',
+  instructions: 'You triage support tickets. Look up the account before you judge a billing ticket.',
   tools: [getAccount],
   schema: ticket,
   schemaName: 'ticket',
@@ -48,5 +48,5 @@ if (result.object) {
   console.log(`No valid answer: ${result.error?.code}: ${result.error?.message}`);
 }
 console.log(
-  `${result.steps.length} tool call(s), ${result.usage.totalTokens} tokens, $${result.usage.costUsd?.toFixed(6) ?? '?'}`,
+  `${result.calls.length} tool call(s), ${result.usage.totalTokens} tokens, $${result.usage.costUsd?.toFixed(6) ?? '?'}`,
 );

@@ -28,7 +28,7 @@ const weather = defineTool({
 const agent = new LLMAgent({
   name: 'weather',
   model,
-  prompt: 'You are a concise travel assistant. Use tools for facts; never guess the weather.',
+  instructions: 'You are a concise travel assistant. Use tools for facts; never guess the weather.',
   tools: [weather],
   temperature: 0,
 });
@@ -38,9 +38,9 @@ for await (const event of agent.stream({ input: 'Should I pack an umbrella for P
   if (event.type === 'tool-call-result') console.log(`← ${JSON.stringify(event.output)}`);
   if (event.type === 'text-delta') process.stdout.write(event.delta);
   if (event.type === 'finish') {
-    const { usage, iterations, steps } = event.result;
+    const { usage, iterations, calls } = event.result;
     console.log(
-      `\n\n${iterations} tool iteration(s), ${steps.length} tool call(s), ${usage.totalTokens} tokens, $${usage.costUsd?.toFixed(6) ?? '?'}`,
+      `\n\n${iterations} tool iteration(s), ${calls.length} tool call(s), ${usage.totalTokens} tokens, $${usage.costUsd?.toFixed(6) ?? '?'}`,
     );
   }
 }

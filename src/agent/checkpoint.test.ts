@@ -48,7 +48,7 @@ describe('checkpoints', () => {
     const resumed = await new LLMAgent({ name: 'counter', model, tools: [counter] }).resumeSerialized(checkpoints[3]);
     expect(resumed.output).toBe(full.output);
     expect(runs - before).toBe(1);
-    expect(resumed.steps.map((step) => step.toolCallId)).toEqual(['a', 'b']);
+    expect(resumed.calls.map((step) => step.toolCallId)).toEqual(['a', 'b']);
     expect(resumed.usage.totalTokens).toBeGreaterThan(0);
   });
 });
@@ -72,7 +72,7 @@ describe('preTool results', () => {
     });
     const result = await agent.execute({ input: 'count' });
     expect(runs - before).toBe(1);
-    expect(result.steps.map((step) => step.output)).toEqual(['from journal', expect.stringMatching(/^counted 2/)]);
+    expect(result.calls.map((step) => step.output)).toEqual(['from journal', expect.stringMatching(/^counted 2/)]);
     expect(model.calls[1]?.options.prompt.at(-1)).toMatchObject({
       content: [{ output: { type: 'text', value: 'from journal' } }],
     });

@@ -37,8 +37,8 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
   /** @default '' */
   description?: string;
   model: ModelInput;
-  /** The system prompt. */
-  prompt?: string;
+  /** The system prompt: who the agent is and how it works. */
+  instructions?: string;
   tools?: readonly Tool[];
   /** Model calls that lead to tool calls before a final answer is forced. @default 10 */
   maxIterations?: number;
@@ -46,9 +46,9 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
   topP?: number;
   topK?: number;
   /** Maximum output tokens per model call. */
-  maxTokens?: number;
-  /** Chooses the system prompt per execution. */
-  dynamicPrompt?(task: AgentTask, context: DynamicContext): string | Promise<string>;
+  maxOutputTokens?: number;
+  /** Chooses the instructions per execution; they replace `instructions`. */
+  dynamicInstructions?(task: AgentTask, context: DynamicContext): string | Promise<string>;
   /** Chooses the model per execution. */
   dynamicModel?(task: AgentTask, context: DynamicContext): ModelInput | Promise<ModelInput>;
   /** Chooses the tools per execution; they replace `tools`. */
@@ -106,11 +106,11 @@ export function chainOf(model: ModelInput): ModelChain {
 }
 
 /** The generation settings of a call: only those that were given, so the provider's defaults apply to the others. */
-export function callParams({ temperature, topP, topK, maxTokens }: LLMAgentOptions): RunContext['params'] {
+export function callParams({ temperature, topP, topK, maxOutputTokens }: LLMAgentOptions): RunContext['params'] {
   const params: RunContext['params'] = {};
   if (temperature !== undefined) params.temperature = temperature;
   if (topP !== undefined) params.topP = topP;
   if (topK !== undefined) params.topK = topK;
-  if (maxTokens !== undefined) params.maxOutputTokens = maxTokens;
+  if (maxOutputTokens !== undefined) params.maxOutputTokens = maxOutputTokens;
   return params;
 }

@@ -34,7 +34,7 @@ describe('LLMAgent: the loop', () => {
     const agent = new LLMAgent({
       name: 'calc',
       model,
-      prompt: 'You add numbers.',
+      instructions: 'You add numbers.',
       tools: [add],
       memory: () => [{ role: 'user', content: [{ type: 'text', text: 'Remember: be brief.' }] }],
     });
@@ -43,11 +43,9 @@ describe('LLMAgent: the loop', () => {
       { history: [{ role: 'assistant', content: [{ type: 'text', text: 'Earlier answer.' }] }] },
     );
     expect(result).toMatchObject({
-      success: true,
       output: 'The sum is 5.',
       finishReason: 'stop',
       iterations: 1,
-      synthesized: false,
     });
     const first = promptOf(model, 0);
     expect(first.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
@@ -60,7 +58,7 @@ describe('LLMAgent: the loop', () => {
       content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'add', output: { type: 'json', value: 5 } }],
     });
     expect(model.calls[0]?.options.tools?.map((tool) => tool.name)).toEqual(['add']);
-    expect(result.steps).toEqual([
+    expect(result.calls).toEqual([
       expect.objectContaining({ type: 'tool', name: 'add', toolCallId: 'c1', input: { a: 2, b: 3 }, output: 5 }),
     ]);
     expect(result.id).toMatch(/^run_/);
@@ -88,7 +86,7 @@ describe('LLMAgent: the loop', () => {
 
   it('passes generation parameters, and leaves unset ones to the provider', async () => {
     const model = new ScriptedModel(['ok', 'ok']);
-    await new LLMAgent({ name: 'a', model, temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 256 }).execute({
+    await new LLMAgent({ name: 'a', model, temperature: 0.2, topP: 0.9, topK: 40, maxOutputTokens: 256 }).execute({
       input: 'x',
     });
     expect(model.calls[0]?.options).toMatchObject({ temperature: 0.2, topP: 0.9, topK: 40, maxOutputTokens: 256 });
@@ -128,7 +126,7 @@ describe('LLMAgent: bad tool calls become results, never crashes', () => {
       'Sorry, I can only add.',
     ]);
     const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute({ input: 'x' });
-    expect(result).toMatchObject({ success: true, output: 'Sorry, I can only add.' });
+    expect(result).toMatchObject({ finishReason: 'stop', output: 'Sorry, I can only add.' });
     const sent = promptOf(model, 1).at(-1);
     expect(sent).toMatchObject({
       role: 'tool',
@@ -141,7 +139,7 @@ describe('LLMAgent: bad tool calls become results, never crashes', () => {
         },
       ],
     });
-    expect(result.steps[0]?.error?.code).toBe('tool_not_found');
+    expect(result.calls[0]?.error?.code).toBe('tool_not_found');
   });
 
   it('answers malformed arguments, both invalid JSON and schema failures', async () => {
@@ -158,7 +156,7 @@ describe('LLMAgent: bad tool calls become results, never crashes', () => {
     const [json, schema] = (promptOf(model, 1).at(-1)?.content ?? []) as Array<{ output: { value: string } }>;
     expect(json?.output.value).toMatch(/not valid JSON/);
     expect(schema?.output.value).toMatch(/- a: Invalid input: expected number, received string/);
-    expect(result.steps.map((step) => step.error?.code)).toEqual(['tool_invalid_input', 'tool_invalid_input']);
+    expect(result.calls.map((step) => step.error?.code)).toEqual(['tool_invalid_input', 'tool_invalid_input']);
   });
 
   it('cancels a tool that hangs past its timeout and carries on', async () => {
@@ -174,8 +172,8 @@ describe('LLMAgent: bad tool calls become results, never crashes', () => {
     const started = Date.now();
     const result = await new LLMAgent({ name: 'a', model, tools: [hang] }).execute({ input: 'x' });
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(result).toMatchObject({ success: true, output: 'It timed out.' });
-    expect(result.steps[0]?.error).toMatchObject({
+    expect(result).toMatchObject({ finishReason: 'stop', output: 'It timed out.' });
+    expect(result.calls[0]?.error).toMatchObject({
       code: 'tool_timeout',
       message: expect.stringMatching(/timed out after 40 ms/),
     });
@@ -207,7 +205,7 @@ describe('LLMAgent: parallel tools', () => {
       (part) => part.type === 'tool-result' && part.toolCallId,
     );
     expect(results).toEqual(calls.map((call) => call.id));
-    expect(result.steps).toHaveLength(14);
+    expect(result.calls).toHaveLength(14);
   });
 
   it('runs a single call inline', async () => {
@@ -246,8 +244,6 @@ describe('LLMAgent: parallel tools', () => {
     );
     expect(Date.now() - begin).toBeLessThan(1_000);
     expect(result).toMatchObject({
-      success: false,
-      aborted: true,
       finishReason: 'aborted',
       error: { code: 'aborted' },
     });
@@ -269,8 +265,6 @@ describe('LLMAgent: iteration cap', () => {
     const result = await new LLMAgent({ name: 'a', model, tools: [add] }).execute({ input: 'loop' });
     expect(model.calls).toHaveLength(11);
     expect(result).toMatchObject({
-      success: true,
-      synthesized: true,
       finishReason: 'max-iterations',
       iterations: 10,
       output: 'Final answer.',
@@ -287,7 +281,7 @@ describe('LLMAgent: iteration cap', () => {
     }));
     const result = await new LLMAgent({ name: 'a', model, tools: [add], maxIterations: 2 }).execute({ input: 'x' });
     expect(model.calls).toHaveLength(3);
-    expect(result).toMatchObject({ synthesized: true, iterations: 2, output: 'still going' });
+    expect(result).toMatchObject({ finishReason: 'max-iterations', iterations: 2, output: 'still going' });
     expect(result.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'still going' }]);
   });
 });
@@ -311,7 +305,7 @@ describe('LLMAgent: truncation and attachments', () => {
     const sent = (promptOf(model, 1).at(-1)?.content[0] as { output: { value: string } }).output.value;
     expect(sent).toHaveLength(100_000 + TRUNCATION_MARKER.length + 1);
     expect(sent.endsWith(`\n${TRUNCATION_MARKER}`)).toBe(true);
-    expect(result.steps[0]?.output).toBe(big);
+    expect(result.calls[0]?.output).toBe(big);
     expect(events.find((event) => event.type === 'tool-call-result')).toMatchObject({ output: big });
   });
 
@@ -370,7 +364,7 @@ describe('LLMAgent: model errors', () => {
       { input: 'x' },
       { onEvent: (event) => events.push(event) },
     );
-    expect(result.success).toBe(true);
+    expect(result.finishReason).toBe('stop');
     expect(result.retryInfo).toMatchObject({
       attempts: 2,
       retries: [expect.objectContaining({ errorClass: 'rate_limit', delayMs: 5 })],
@@ -383,7 +377,7 @@ describe('LLMAgent: model errors', () => {
       { error: apiError(400, { error: { type: 'invalid_request_error', message: 'bad' } }) },
     ]);
     const result = await new LLMAgent({ name: 'a', model }).execute({ input: 'x' });
-    expect(result).toMatchObject({ success: false, finishReason: 'error', error: { code: 'model_fatal' } });
+    expect(result).toMatchObject({ finishReason: 'error', error: { code: 'model_fatal' } });
   });
 
   it('falls back along a model chain', async () => {
@@ -410,7 +404,7 @@ describe('LLMAgent: dynamic configuration', () => {
       name: 'tiered',
       model: basic,
       tools: [add],
-      dynamicPrompt: (task) => `You help ${String(task.context?.userId)}.`,
+      dynamicInstructions: (task) => `You help ${String(task.context?.userId)}.`,
       dynamicModel: (task) => (task.context?.tier === 'pro' ? pro : basic),
       dynamicTools: (task) => (task.context?.tier === 'pro' ? [whoami] : []),
     });
@@ -418,7 +412,7 @@ describe('LLMAgent: dynamic configuration', () => {
     expect(proResult.output).toBe('pro answer');
     expect(pro.calls[0]?.options.prompt[0]).toMatchObject({ role: 'system', content: 'You help u7.' });
     expect(pro.calls[0]?.options.tools?.map((tool) => tool.name)).toEqual(['whoami']);
-    expect(proResult.steps[0]?.output).toBe('user u7');
+    expect(proResult.calls[0]?.output).toBe('user u7');
     const basicResult = await agent.execute({ input: 'hi', context: { tier: 'free', userId: 'u8' } });
     expect(basicResult.output).toBe('basic answer');
     expect(basic.calls[0]?.options.tools).toBeUndefined();
@@ -428,12 +422,12 @@ describe('LLMAgent: dynamic configuration', () => {
     const agent = new LLMAgent({
       name: 'a',
       model: new ScriptedModel([]),
-      dynamicPrompt: () => {
+      dynamicInstructions: () => {
         throw new Error('tenant lookup failed');
       },
     });
     expect(await agent.execute({ input: 'x' })).toMatchObject({
-      success: false,
+      finishReason: 'error',
       error: { message: 'tenant lookup failed' },
     });
   });

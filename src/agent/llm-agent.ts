@@ -12,6 +12,7 @@ import { createEventChannel } from './event-channel.ts';
 import { isoTime } from './iso-time.ts';
 import { callParams, chainOf, checkAgentOptions, type LLMAgentOptions, type ModelInput } from './llm-agent-options.ts';
 import type { RunContext } from './run-context.ts';
+import { agentResult } from './result.ts';
 import { runLoop } from './run-loop.ts';
 import { messageChars, type RunState } from './run-state.ts';
 import { prepareStructuredOutput, type StructuredOutput, structuredOptionsOf } from './structured-output.ts';
@@ -125,24 +126,23 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
       iterationStarts: [],
       iteration: 0,
       usage: emptyUsage(),
-      steps: [],
+      calls: [],
       retryInfo: { attempts: 0, retries: [] },
       warnings: [],
       attachments: [],
       attachmentBytes: 0,
-      synthesized: false,
       stage: { at: 'pre', processor: 0 },
     };
     let context: RunContext;
     try {
       context = await this.contextFor(task, options, signal, streaming, emit);
       if (options.maxIterations !== undefined) context.maxIterations = options.maxIterations;
-      const prompt = this.options.dynamicPrompt
-        ? await this.options.dynamicPrompt(task, { signal })
-        : this.options.prompt;
+      const instructions = this.options.dynamicInstructions
+        ? await this.options.dynamicInstructions(task, { signal })
+        : this.options.instructions;
       const memory = this.options.memory ? await this.options.memory(task, { signal }) : [];
       state.messages = assemblePrompt({
-        persona: prompt ?? '',
+        persona: instructions ?? '',
         history: [...memory, ...(options.history ?? [])],
         ask: userInput(task),
         ...(this.options.cacheBreakpoint === undefined ? {} : { cacheBreakpoint: this.options.cacheBreakpoint }),
@@ -256,24 +256,8 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
 
   private failBeforeStart(state: RunState, error: unknown, emit?: (event: AgentEvent) => void): AgentResult<OBJECT> {
     const wrapped = AgencyError.from(error);
-    const result: AgentResult<OBJECT> = {
-      id: state.runId,
-      success: false,
-      output: '',
-      attachments: [],
-      usage: state.usage,
-      steps: [],
-      finishReason: wrapped.code === 'aborted' ? 'aborted' : 'error',
-      synthesized: false,
-      iterations: 0,
-      startedAt: state.startedAt,
-      finishedAt: new Date(this.now()).toISOString(),
-      error: { code: wrapped.code, message: wrapped.message },
-      retryInfo: state.retryInfo,
-      aborted: wrapped.code === 'aborted',
-      messages: state.messages,
-      warnings: [],
-    };
+    const reason = wrapped.code === 'aborted' ? 'aborted' : 'error';
+    const result = agentResult<OBJECT>({ ...state, calls: [] }, { reason, error: wrapped }, isoTime(this.now()));
     emit?.({ type: 'error', error: { code: wrapped.code, message: wrapped.message } });
     emit?.({ type: 'finish', result });
     return result;

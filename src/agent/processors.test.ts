@@ -47,7 +47,7 @@ describe('processors', () => {
     const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [noTools] }).execute({
       input: 'x',
     });
-    expect(result).toMatchObject({ output: 'Let me look.', finishReason: 'stop', steps: [] });
+    expect(result).toMatchObject({ output: 'Let me look.', finishReason: 'stop', calls: [] });
   });
 
   it('postTool can rewrite a tool result before the model sees it', async () => {
@@ -85,7 +85,7 @@ describe('processors', () => {
     const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [gate] }).execute({
       input: 'x',
     });
-    expect(result.steps.map((step) => [step.error?.code, step.output])).toEqual([
+    expect(result.calls.map((step) => [step.error?.code, step.output])).toEqual([
       ['policy_denied', undefined],
       [undefined, 'value of staging: sk-secret-123'],
     ]);
@@ -100,7 +100,7 @@ describe('processors', () => {
       const result = await new LLMAgent({ name: 'a', model, tools: [lookup], processors: [processor] }).execute({
         input: 'x',
       });
-      expect(result).toMatchObject({ success: true, finishReason: 'halted', output: `Stopped by ${stage}.` });
+      expect(result).toMatchObject({ finishReason: 'halted', output: `Stopped by ${stage}.` });
       expect(result.messages.at(-1)).toEqual({
         role: 'assistant',
         content: [{ type: 'text', text: `Stopped by ${stage}.` }],

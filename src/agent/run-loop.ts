@@ -24,6 +24,7 @@ import {
 } from './run-stages.ts';
 import type { RunState } from './run-state.ts';
 import { runToolsStage } from './tools-stage.ts';
+import { agentResult } from './result.ts';
 import type { AgentFinishReason, AgentResult } from './types.ts';
 
 /** The instruction appended when the iteration cap is reached, before one last call without tools. */
@@ -113,7 +114,6 @@ function endIteration(context: RunContext, state: RunState, outcomes: ToolCallOu
   state.iteration++;
   if (state.iteration >= context.maxIterations) {
     appendMessage(state, { role: 'user', content: [{ type: 'text', text: SYNTHESIS_INSTRUCTION }] });
-    state.synthesized = true;
     state.stage = { at: 'model', synthesis: true };
   } else {
     state.stage = { at: 'pre', processor: 0 };
@@ -157,27 +157,7 @@ function finish(context: RunContext, state: RunState, ending: Ending): AgentResu
   const reason: AgentFinishReason = ending.reason === 'suspended' && !suspended ? 'error' : ending.reason;
   if (ending.output !== undefined && reason === 'halted')
     state.messages.push({ role: 'assistant', content: [{ type: 'text', text: ending.output }] });
-  const result: AgentResult = {
-    id: state.runId,
-    success: reason === 'stop' || reason === 'max-iterations' || reason === 'halted',
-    output: ending.output ?? '',
-    ...('object' in ending ? { object: ending.object } : {}),
-    ...(state.thinking === undefined ? {} : { thinking: state.thinking }),
-    attachments: state.attachments,
-    usage: state.usage,
-    steps: state.steps,
-    finishReason: reason,
-    synthesized: state.synthesized,
-    iterations: state.iteration,
-    startedAt: state.startedAt,
-    finishedAt: isoTime(context.now()),
-    ...(endingError ? { error: { code: endingError.code, message: endingError.message } } : {}),
-    retryInfo: state.retryInfo,
-    aborted: reason === 'aborted',
-    messages: state.messages,
-    warnings: state.warnings,
-    ...(suspended ? { suspended } : {}),
-  };
+  const result = agentResult(state, { ...ending, reason, error: endingError, suspended }, isoTime(context.now()));
   if (endingError && reason !== 'aborted')
     context.emit?.({ type: 'error', error: { code: endingError.code, message: errorMessage(endingError) } });
   context.emit?.({ type: 'finish', result });

@@ -131,7 +131,7 @@ export function recordModelTurn(context: RunContext, state: RunState, turn: Mode
   state.usage = addUsage(state.usage, turn.usage);
   const calls = turn.response.content.filter((part): part is ToolCallPart => part.type === 'tool-call').length;
   context.emit?.({
-    type: 'step-finish',
+    type: 'iteration-finish',
     iteration: state.iteration,
     usage: turn.usage,
     toolCalls: calls,

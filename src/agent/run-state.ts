@@ -3,7 +3,7 @@ import type { Usage } from '../core/usage.ts';
 import type { RetryEvent } from '../model/call-model.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import type { PresetToolResult } from './processors.ts';
-import type { AgentTask, Attachment, StepTrace } from './types.ts';
+import type { AgentTask, Attachment, CallRecord } from './types.ts';
 
 /** Where a run is in its loop. A suspended run records it, so resume continues exactly there. */
 export type RunStage =
@@ -40,13 +40,12 @@ export type RunState = {
   iterationStarts: number[];
   iteration: number;
   usage: Usage;
-  steps: StepTrace[];
+  calls: CallRecord[];
   retryInfo: { attempts: number; retries: RetryEvent[]; lastError?: string };
   warnings: string[];
   thinking?: string;
   attachments: Attachment[];
   attachmentBytes: number;
-  synthesized: boolean;
   /** Repair turns taken because the answer did not match the execution's schema. */
   repairs?: number;
   stage: RunStage;

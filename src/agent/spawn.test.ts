@@ -23,7 +23,7 @@ describe('spawn', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     handle.cancel();
     const result = await handle.await();
-    expect(result.aborted).toBe(true);
+    expect(result.finishReason).toBe('aborted');
     expect(handle.state()).toBe('cancelled');
   });
 
@@ -45,7 +45,10 @@ describe('spawn', () => {
     const handle = spawn(broken, { input: 'x' });
     await handle.done;
     expect(handle.state()).toBe('failed');
-    expect(await handle.await()).toMatchObject({ success: false, error: { code: 'internal', message: 'kaboom' } });
+    expect(await handle.await()).toMatchObject({
+      finishReason: 'error',
+      error: { code: 'internal', message: 'kaboom' },
+    });
   });
 
   it('reports a failed run as failed', async () => {

@@ -2,6 +2,7 @@ import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import { type IdGenerator, newId as defaultNewId } from '../core/ids.ts';
 import { isoTime } from './iso-time.ts';
+import { agentResult, answered } from './result.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Agent, AgentResult, AgentTask, ExecuteOptions } from './types.ts';
 
@@ -84,28 +85,14 @@ export function spawn(agent: Agent, task: AgentTask, { deps = {}, ...options }: 
 
 function stateOf(result: AgentResult, cancelled: boolean): SpawnState {
   if (result.finishReason === 'suspended') return 'suspended';
-  if (result.aborted || cancelled) return 'cancelled';
-  return result.success ? 'completed' : 'failed';
+  if (result.finishReason === 'aborted' || cancelled) return 'cancelled';
+  return answered(result) ? 'completed' : 'failed';
 }
 
 function failedResult(error: unknown, id: string, startedAt: string, finishedAt: string): AgentResult {
-  const wrapped = AgencyError.from(error);
-  return {
-    id,
-    success: false,
-    output: '',
-    attachments: [],
-    usage: emptyUsage(),
-    steps: [],
-    finishReason: 'error',
-    synthesized: false,
-    iterations: 0,
-    startedAt,
+  return agentResult(
+    { runId: id, startedAt, usage: emptyUsage() },
+    { reason: 'error', error: AgencyError.from(error) },
     finishedAt,
-    error: { code: wrapped.code, message: wrapped.message },
-    retryInfo: { attempts: 0, retries: [] },
-    aborted: false,
-    messages: [],
-    warnings: [],
-  };
+  );
 }

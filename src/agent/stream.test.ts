@@ -23,12 +23,12 @@ describe('LLMAgent.stream', () => {
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual([
-      'step-finish',
+      'iteration-finish',
       'thinking',
       'tool-call-start',
       'tool-call-result',
       ...Array(5).fill('text-delta'),
-      'step-finish',
+      'iteration-finish',
       'finish',
     ]);
     expect(
@@ -60,7 +60,7 @@ describe('LLMAgent.stream', () => {
       if (event.type === 'tool-call-result' && ++seen === 3) break;
     }
     const result = await stream.result;
-    expect(result).toMatchObject({ aborted: true, finishReason: 'aborted' });
+    expect(result).toMatchObject({ finishReason: 'aborted' });
     const callsAtEnd = model.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(model.calls.length).toBe(callsAtEnd);
@@ -71,7 +71,7 @@ describe('LLMAgent.stream', () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, 'ok']);
     const stream = new LLMAgent({ name: 'a', model, tools: [add] }).stream({ input: 'x' });
     // Nobody iterates; the run still finishes.
-    await expect(stream.result).resolves.toMatchObject({ success: true, output: 'ok' });
+    await expect(stream.result).resolves.toMatchObject({ finishReason: 'stop', output: 'ok' });
   });
 
   it('ends with an aborted result when the signal aborts mid-stream', async () => {
@@ -81,7 +81,7 @@ describe('LLMAgent.stream', () => {
     setTimeout(() => controller.abort(), 10);
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
-    expect(events.at(-1)).toMatchObject({ type: 'finish', result: { aborted: true } });
+    expect(events.at(-1)).toMatchObject({ type: 'finish', result: { finishReason: 'aborted' } });
   });
 
   it('reports a stream that fails after content as an error event and result', async () => {
@@ -90,7 +90,7 @@ describe('LLMAgent.stream', () => {
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toContain('error');
-    expect(await stream.result).toMatchObject({ success: false, finishReason: 'error' });
+    expect(await stream.result).toMatchObject({ finishReason: 'error' });
   });
 
   it('can be iterated only once', () => {

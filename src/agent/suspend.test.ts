@@ -32,7 +32,7 @@ const deploy = defineTool({
 });
 
 function suspendedOf(result: AgentResult) {
-  expect(result).toMatchObject({ finishReason: 'suspended', success: false });
+  expect(result).toMatchObject({ finishReason: 'suspended' });
   if (!result.suspended) throw new Error('expected a suspended result');
   return result.suspended;
 }
@@ -51,7 +51,7 @@ describe('suspend and resume', () => {
     expect(agent.suspendedRuns.snapshots).toBe(1);
 
     const final = await handle.resume('eu-west');
-    expect(final).toMatchObject({ success: true, output: 'Deploying to eu-west.', id: first.id });
+    expect(final).toMatchObject({ finishReason: 'stop', output: 'Deploying to eu-west.', id: first.id });
     expect(model.calls[1]?.options.prompt.at(-1)).toMatchObject({
       role: 'tool',
       content: [{ toolCallId: 'q', output: { type: 'text', value: 'eu-west' } }],
@@ -67,8 +67,8 @@ describe('suspend and resume', () => {
       expect(handle.payload).toEqual({ approve: { env: 'prod' } });
       return handle.resume({ approved });
     };
-    expect((await run(true)).steps[0]).toMatchObject({ output: 'deployed to prod' });
-    expect((await run(false)).steps[0]).toMatchObject({ error: { code: 'policy_denied' } });
+    expect((await run(true)).calls[0]).toMatchObject({ output: 'deployed to prod' });
+    expect((await run(false)).calls[0]).toMatchObject({ error: { code: 'policy_denied' } });
   });
 
   it.each(['pre', 'post', 'postTool'] as const)(
@@ -155,7 +155,7 @@ describe('suspend and resume', () => {
     await byCount.execute({ input: 'a' });
     await byCount.execute({ input: 'b' });
     const third = await byCount.execute({ input: 'c' });
-    expect(third).toMatchObject({ success: false, finishReason: 'error', error: { code: 'suspend_budget_exceeded' } });
+    expect(third).toMatchObject({ finishReason: 'error', error: { code: 'suspend_budget_exceeded' } });
     expect(third.error?.message).toMatch(/already holds 2 suspended run\(s\)/);
     const byBytes = new LLMAgent({
       name: 'ops',
@@ -180,7 +180,7 @@ describe('suspend and resume', () => {
     const replayModel = new ScriptedModel(script.slice(1));
     const second = new LLMAgent({ name: 'ops', model: replayModel, tools: [askHuman] });
     const final = await second.resumeSerialized(JSON.parse(json), 'us-east');
-    expect(final).toMatchObject({ success: true, output: 'Using us-east.' });
+    expect(final).toMatchObject({ finishReason: 'stop', output: 'Using us-east.' });
     expect(replayModel.calls[0]?.options.prompt.at(-1)).toMatchObject({ content: [{ output: { value: 'us-east' } }] });
   });
 

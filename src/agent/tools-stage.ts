@@ -67,7 +67,7 @@ export async function runToolsStage(
       if (stage.resumeCall === index) state.suspendPayload = outcome.suspend.payload;
       return;
     }
-    state.steps.push({
+    state.calls.push({
       type: 'tool',
       name: call.toolName,
       toolCallId: call.toolCallId,

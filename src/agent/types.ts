@@ -18,9 +18,9 @@ export type AgentTask = {
   context?: Record<string, JsonValue>;
 };
 
-/** A trace of one tool call or delegation, in the order they ran. */
-export type StepTrace = {
-  type: 'tool' | 'agent' | 'step';
+/** A record of one tool call or delegation, in the order they ran. */
+export type CallRecord = {
+  type: 'tool' | 'agent';
   name: string;
   toolCallId?: string;
   input: unknown;
@@ -39,8 +39,6 @@ export type AgentFinishReason = 'stop' | 'max-iterations' | 'halted' | 'suspende
 export type AgentResult<OBJECT = unknown> = {
   /** The run's id (`run_…`). */
   id: string;
-  /** True when the run produced an answer: it stopped, hit the iteration cap and synthesized, or was halted. */
-  success: boolean;
   /** The final answer, as text. With a `schema`, the JSON the model wrote. */
   output: string;
   /**
@@ -55,10 +53,12 @@ export type AgentResult<OBJECT = unknown> = {
   /** Tokens and cost of every model call in the run. */
   usage: Usage;
   /** Every tool call and delegation, with timing. */
-  steps: StepTrace[];
+  calls: CallRecord[];
+  /**
+   * Why the run ended: `stop` (the model answered), `max-iterations` (the cap was reached and a final answer was asked
+   * for without tools), `halted` (a processor answered), `suspended`, `error` or `aborted`.
+   */
   finishReason: AgentFinishReason;
-  /** True when the iteration cap was reached and a final answer was asked for without tools. */
-  synthesized: boolean;
   /** How many model calls led to tool calls. */
   iterations: number;
   startedAt: string;
@@ -66,7 +66,6 @@ export type AgentResult<OBJECT = unknown> = {
   error?: { code: ErrorCode; message: string };
   /** Model call attempts across the run, and every retry or fallback. */
   retryInfo: { attempts: number; retries: RetryEvent[]; lastError?: string };
-  aborted: boolean;
   /** The whole conversation, tool results truncated as the model saw them. */
   messages: Message[];
   warnings: string[];
@@ -117,7 +116,7 @@ export type AgentEvent =
       error?: { code: ErrorCode; message: string };
       durationMs: number;
     }
-  | { type: 'step-finish'; iteration: number; usage: Usage; toolCalls: number; finishReason: string }
+  | { type: 'iteration-finish'; iteration: number; usage: Usage; toolCalls: number; finishReason: string }
   | { type: 'retry'; retry: RetryEvent }
   | { type: 'warning'; message: string }
   | { type: 'suspended'; id: string; payload: JsonValue }

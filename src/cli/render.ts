@@ -48,7 +48,7 @@ export function formatFrame(frame: EventFrame, out: Output): string {
 export function createProgressView(
   out: Output,
   root: string,
-  budget: { maxCostUsd?: number; maxTokens?: number },
+  budget: { maxCostUsd?: number; maxTotalTokens?: number },
   { approvalsByHand = true }: { approvalsByHand?: boolean } = {},
 ) {
   let phase = 'init';
@@ -61,7 +61,7 @@ export function createProgressView(
   const status = () => {
     const costText =
       cost === null ? 'cost unknown' : `$${cost.toFixed(4)}${budget.maxCostUsd ? ` / $${budget.maxCostUsd}` : ''}`;
-    const tokenText = `${tokens.toLocaleString('en-US')}${budget.maxTokens ? ` / ${budget.maxTokens.toLocaleString('en-US')}` : ''} tokens`;
+    const tokenText = `${tokens.toLocaleString('en-US')}${budget.maxTotalTokens ? ` / ${budget.maxTotalTokens.toLocaleString('en-US')}` : ''} tokens`;
     const waiting = pending ? ` · waiting for approval ${pending}` : '';
     return `[${phase}] ${step} · ${tokenText} · ${costText}${waiting}`;
   };

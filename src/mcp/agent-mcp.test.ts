@@ -57,7 +57,7 @@ describe('LLMAgent with MCP tools (server-everything over stdio)', () => {
     const agent = new LLMAgent({ name: 'calc', model, dynamicTools: () => everything.tools() });
     const result = await agent.execute({ input: 'What is 2 + 3?' });
 
-    expect(result).toMatchObject({ success: true, output: 'The sum is 5.' });
+    expect(result).toMatchObject({ finishReason: 'stop', output: 'The sum is 5.' });
     const offered = model.calls[0]?.options.tools?.find((tool) => tool.name === 'everything__get-sum');
     expect(offered).toMatchObject({ type: 'function', inputSchema: { required: ['a', 'b'] } });
     expect(toolResults(model, 1)).toEqual([
@@ -68,7 +68,7 @@ describe('LLMAgent with MCP tools (server-everything over stdio)', () => {
         output: { type: 'text', value: 'The sum of 2 and 3 is 5.' },
       },
     ]);
-    expect(result.steps[0]).toMatchObject({ name: 'everything__get-sum', output: { content: [{ type: 'text' }] } });
+    expect(result.calls[0]).toMatchObject({ name: 'everything__get-sum', output: { content: [{ type: 'text' }] } });
   });
 
   it('collects an image from a tool result as an attachment', async () => {
@@ -84,7 +84,7 @@ describe('LLMAgent with MCP tools (server-everything over stdio)', () => {
       'Done.',
     ]);
     const result = await new LLMAgent({ name: 'echo', model, tools: everything.tools() }).execute({ input: 'Echo' });
-    expect(result.steps.map((step) => step.error?.code ?? 'ok')).toEqual(['tool_invalid_input', 'ok']);
+    expect(result.calls.map((step) => step.error?.code ?? 'ok')).toEqual(['tool_invalid_input', 'ok']);
     expect(JSON.stringify(toolResults(model, 1))).toContain('- message: is required');
   });
 });
@@ -105,8 +105,8 @@ describe('a server that dies mid-session', () => {
     const agent = new LLMAgent({ name: 'a', model, tools: everything.tools() });
     const result = await agent.execute({ input: 'Echo twice' });
 
-    expect(result).toMatchObject({ success: true, output: 'The server went away.' });
-    expect(result.steps.map((step) => step.error?.code ?? 'ok')).toEqual(['ok', 'mcp_unavailable']);
+    expect(result).toMatchObject({ finishReason: 'stop', output: 'The server went away.' });
+    expect(result.calls.map((step) => step.error?.code ?? 'ok')).toEqual(['ok', 'mcp_unavailable']);
     expect(toolResults(model, 2).at(-1)).toMatchObject({
       output: { type: 'error-text', value: expect.stringContaining('MCP server "everything" is not connected') },
     });
@@ -141,9 +141,9 @@ describe('a server that dies mid-session', () => {
       },
     );
 
-    expect(result).toMatchObject({ success: true, output: 'Recovered.' });
-    expect(result.steps.map((step) => step.error?.code ?? 'ok')).toEqual(['mcp_unavailable', 'ok']);
-    expect(result.steps[0]?.durationMs).toBeLessThan(5_000);
+    expect(result).toMatchObject({ finishReason: 'stop', output: 'Recovered.' });
+    expect(result.calls.map((step) => step.error?.code ?? 'ok')).toEqual(['mcp_unavailable', 'ok']);
+    expect(result.calls[0]?.durationMs).toBeLessThan(5_000);
     expect(performance.now() - started).toBeLessThan(9_000);
     expect(everything.status().pid).not.toBe(firstPid);
   });

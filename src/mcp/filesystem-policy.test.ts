@@ -93,9 +93,9 @@ describe('server-filesystem under a policy that denies writes', () => {
     });
     const result = await agent.execute({ input: 'Write pwned.txt, then read notes.txt' });
 
-    expect(result).toMatchObject({ success: true, output: 'Read the notes; writing was refused.' });
+    expect(result).toMatchObject({ finishReason: 'stop', output: 'Read the notes; writing was refused.' });
     expect(existsSync(target)).toBe(false);
-    expect(result.steps.map((step) => [step.name, step.error?.code ?? 'ok'])).toEqual([
+    expect(result.calls.map((step) => [step.name, step.error?.code ?? 'ok'])).toEqual([
       ['filesystem__write_file', 'policy_denied'],
       ['filesystem__read_text_file', 'ok'],
     ]);
@@ -117,7 +117,7 @@ describe('server-filesystem under a policy that denies writes', () => {
     const target = join(root, 'allowed.txt');
     const agent = new LLMAgent({ name: 'fs', model: script(target), tools: filesystem.tools() });
     const result = await agent.execute({ input: 'Write allowed.txt, then read notes.txt' });
-    expect(result.steps.map((step) => step.error?.code ?? 'ok')).toEqual(['ok', 'ok']);
+    expect(result.calls.map((step) => step.error?.code ?? 'ok')).toEqual(['ok', 'ok']);
     expect(await readFile(target, 'utf8')).toBe('should never land');
   });
 
@@ -127,7 +127,7 @@ describe('server-filesystem under a policy that denies writes', () => {
       'Refused.',
     ]);
     const result = await new LLMAgent({ name: 'fs', model, tools: filesystem.tools() }).execute({ input: 'Read' });
-    expect(result.steps[0]?.error).toMatchObject({
+    expect(result.calls[0]?.error).toMatchObject({
       code: 'tool_failed',
       message: expect.stringContaining('outside allowed directories'),
     });

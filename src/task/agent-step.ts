@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { LLMAgent } from '../agent/llm-agent.ts';
 import { type StructuredOutputOptions, structuredOptionsOf } from '../agent/structured-output.ts';
+import { answered } from '../agent/result.ts';
 import type { AgentEvent, AgentResult } from '../agent/types.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
@@ -122,7 +123,7 @@ export async function runAgentStep(
   if (pendingStop) throw pendingStop;
   if (session.stopReason) throw runStop(session.stopReason);
   if (result.finishReason === 'aborted' || session.signal.aborted) throw runStop('cancelled', 'The run was cancelled');
-  if (!result.success && result.error?.code !== 'structured_output_invalid') {
+  if (!answered(result) && result.error?.code !== 'structured_output_invalid') {
     throw new AgencyError(
       result.error?.code ?? 'internal',
       `Step ${stepId} failed: ${result.error?.message ?? 'unknown error'}`,
@@ -164,7 +165,7 @@ function onAgentEvent(
   event: AgentEvent,
   stop: (reason: StopReason, message: string) => void,
 ): void {
-  if (event.type === 'step-finish') {
+  if (event.type === 'iteration-finish') {
     const hit = session.budgets.recordCall(event.usage, event.toolCalls > 0);
     session.emit({
       type: 'usage.delta',

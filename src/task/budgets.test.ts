@@ -5,10 +5,10 @@ import type { BudgetLimits } from './contracts/state.ts';
 
 const limits: BudgetLimits = {
   max_wall_clock_ms: null,
-  max_steps: null,
-  max_consecutive_tool_steps: null,
-  step_tool_timeout_ms: null,
-  max_tokens: null,
+  max_iterations: null,
+  max_consecutive_tool_iterations: null,
+  tool_timeout_ms: null,
+  max_total_tokens: null,
   max_cost_usd: 1,
   verify_reserve: 0,
 };

@@ -7,8 +7,8 @@ import type { BudgetLimits, StopReason } from './contracts/state.ts';
 export type BudgetTracker = {
   readonly limits: BudgetLimits;
   readonly usage: Usage;
-  readonly steps: number;
-  readonly consecutiveToolSteps: number;
+  readonly iterations: number;
+  readonly consecutiveToolIterations: number;
   elapsedMs(): number;
   /** Whether Verify is running: the reserve is held back from every other phase. */
   setVerifying(verifying: boolean): void;
@@ -22,7 +22,12 @@ export type BudgetTracker = {
 };
 
 /** Where a tracker starts: fresh, or from a resumed run's journal. */
-export type BudgetStart = { usage?: Usage; steps?: number; consecutiveToolSteps?: number; elapsedMs?: number };
+export type BudgetStart = {
+  usage?: Usage;
+  iterations?: number;
+  consecutiveToolIterations?: number;
+  elapsedMs?: number;
+};
 
 /**
  * Creates a tracker. Token and cost limits are checked before each call against an estimate and after it against
@@ -35,8 +40,8 @@ export function createBudgetTracker(
   now: () => number = Date.now,
 ): BudgetTracker {
   let usage = start.usage ?? emptyUsage();
-  let steps = start.steps ?? 0;
-  let consecutive = start.consecutiveToolSteps ?? 0;
+  let iterations = start.iterations ?? 0;
+  let consecutive = start.consecutiveToolIterations ?? 0;
   let verifying = false;
   const sessionStart = now();
   const priorElapsed = start.elapsedMs ?? 0;
@@ -46,7 +51,7 @@ export function createBudgetTracker(
   const elapsedMs = () => priorElapsed + (now() - sessionStart);
 
   const overAfter = (): StopReason | undefined => {
-    const tokens = effective(limits.max_tokens);
+    const tokens = effective(limits.max_total_tokens);
     if (tokens !== null && usage.totalTokens > tokens) return 'budget.tokens';
     const cost = effective(limits.max_cost_usd);
     // An unknown cost fails closed: the run cannot show it is under its budget. (Runs refuse to start with an
@@ -60,10 +65,10 @@ export function createBudgetTracker(
     get usage() {
       return usage;
     },
-    get steps() {
-      return steps;
+    get iterations() {
+      return iterations;
     },
-    get consecutiveToolSteps() {
+    get consecutiveToolIterations() {
       return consecutive;
     },
     elapsedMs,
@@ -73,12 +78,12 @@ export function createBudgetTracker(
     checkBeforeCall(estimate) {
       const wall = this.checkWallClock();
       if (wall) return wall;
-      const maxSteps = effective(limits.max_steps);
-      if (maxSteps !== null && steps + 1 > Math.floor(maxSteps)) return 'budget.steps';
-      if (limits.max_consecutive_tool_steps !== null && consecutive >= limits.max_consecutive_tool_steps) {
-        return 'budget.consecutive_tool_steps';
+      const maxIterations = effective(limits.max_iterations);
+      if (maxIterations !== null && iterations + 1 > Math.floor(maxIterations)) return 'budget.iterations';
+      if (limits.max_consecutive_tool_iterations !== null && consecutive >= limits.max_consecutive_tool_iterations) {
+        return 'budget.consecutive_tool_iterations';
       }
-      const tokens = effective(limits.max_tokens);
+      const tokens = effective(limits.max_total_tokens);
       if (tokens !== null && usage.totalTokens + estimate.tokens > tokens) return 'budget.tokens';
       const cost = effective(limits.max_cost_usd);
       if (cost !== null && usage.costUsd === undefined) return 'budget.cost';
@@ -89,7 +94,7 @@ export function createBudgetTracker(
     },
     recordCall(callUsage, madeToolCalls) {
       usage = addUsage(usage, callUsage);
-      steps++;
+      iterations++;
       consecutive = madeToolCalls ? consecutive + 1 : 0;
       return overAfter();
     },
@@ -100,8 +105,8 @@ export function createBudgetTracker(
     remaining() {
       return {
         wall_clock_ms: limits.max_wall_clock_ms === null ? null : Math.max(0, limits.max_wall_clock_ms - elapsedMs()),
-        steps: limits.max_steps === null ? null : Math.max(0, limits.max_steps - steps),
-        tokens: limits.max_tokens === null ? null : Math.max(0, limits.max_tokens - usage.totalTokens),
+        iterations: limits.max_iterations === null ? null : Math.max(0, limits.max_iterations - iterations),
+        tokens: limits.max_total_tokens === null ? null : Math.max(0, limits.max_total_tokens - usage.totalTokens),
         cost_usd:
           limits.max_cost_usd === null || usage.costUsd === undefined
             ? null

@@ -33,7 +33,7 @@ export type JournalFold = {
   decisions: Map<string, JournaledDecision>;
   usage: Usage;
   modelCalls: number;
-  consecutiveToolSteps: number;
+  consecutiveToolIterations: number;
   elapsedMs: number;
   phase: string;
   startedSteps: Set<string>;
@@ -58,7 +58,7 @@ export function foldJournal(frames: readonly EventFrame[], upToSeq = Number.POSI
     decisions: new Map(),
     usage: emptyUsage(),
     modelCalls: 0,
-    consecutiveToolSteps: 0,
+    consecutiveToolIterations: 0,
     elapsedMs: 0,
     phase: 'init',
     startedSteps: new Set(),
@@ -86,7 +86,7 @@ function applyFrame(fold: JournalFold, frame: EventFrame, data: Record<string, u
     case 'usage.delta':
       if (frame.usage_delta) fold.usage = addUsage(fold.usage, usageFromJson(frame.usage_delta));
       fold.modelCalls++;
-      fold.consecutiveToolSteps = Number(data.tool_calls ?? 0) > 0 ? fold.consecutiveToolSteps + 1 : 0;
+      fold.consecutiveToolIterations = Number(data.tool_calls ?? 0) > 0 ? fold.consecutiveToolIterations + 1 : 0;
       return;
     case 'phase.start':
       if (frame.step) fold.startedSteps.add(frame.step);

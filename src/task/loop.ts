@@ -152,7 +152,7 @@ export function createLoopContext(host: LoopHost): LoopContext {
         return {
           output: result.output,
           iterations: result.iterations,
-          toolCalls: result.steps.length,
+          toolCalls: result.calls.length,
           messages: result.messages.filter((message) => message.role !== 'system'),
           ...(captured ? { captured } : {}),
         };

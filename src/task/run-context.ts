@@ -38,7 +38,7 @@ export function buildLoopContext(
   const model = modelOf(session, options);
   const memory = entry.memory;
   const history = historyFor(session);
-  const maxTokens = options.maxTokens ?? 2048;
+  const maxOutputTokens = options.maxOutputTokens ?? 2048;
   const gateProcessors = createToolGate(session, tools, () => gate, unflushed);
   const policy = policyOf(session, options);
   // The agent gets no system prompt or memory of its own: each phase's prompt, persona and pinned memory included,
@@ -55,7 +55,7 @@ export function buildLoopContext(
       ...(options.processors ?? []),
       gateProcessors.journal,
     ],
-    maxTokens,
+    maxOutputTokens,
     maxIterations: 12,
     // A rate limit's retry-after is waited for only while the run's wall-clock budget lasts.
     modelPolicy: { timeLeftMs: () => session.budgets.remaining().wall_clock_ms ?? undefined },
@@ -77,7 +77,7 @@ export function buildLoopContext(
       gate = next;
     },
     ...(price ? { price } : {}),
-    maxOutputTokens: maxTokens,
+    maxOutputTokens,
     goal: session.spec.goal,
     brief: entry.brief,
     tools,
@@ -113,7 +113,7 @@ function runTools(
   onReplan: (request: ReplanRequest) => void,
 ) {
   const userTools = typeof options.tools === 'function' ? options.tools(session.paths) : (options.tools ?? []);
-  const limit = session.spec.budgets.step_tool_timeout_ms;
+  const limit = session.spec.budgets.tool_timeout_ms;
   const capped =
     limit === null
       ? userTools

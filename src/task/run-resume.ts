@@ -31,7 +31,7 @@ import { type Budgets, toBudgetLimits } from './task-spec.ts';
 export type ResumeOptions = {
   signal?: AbortSignal;
   /**
-   * New budgets for the rest of the run, e.g. more steps after a `budget.steps` stop. Each one given replaces the
+   * New budgets for the rest of the run, e.g. more steps after a `budget.iterations` stop. Each one given replaces the
    * spec's; the change is journaled as `budget.changed` with `by` and the time, and `spec.json` is rewritten.
    */
   budgets?: Budgets;

@@ -54,7 +54,7 @@ export type RunnerOptions = {
   /** The system prompt of every model call. */
   persona?: string;
   /** Output tokens per model call. @default 2048 */
-  maxTokens?: number;
+  maxOutputTokens?: number;
   catalog?: ModelCatalog;
   /**
    * Scrubs secrets from the journal, checkpoints, step outputs and findings before they are written.

@@ -174,8 +174,8 @@ function budgetsFromFold(spec: SpecFile, fold: JournalFold, now: () => number): 
     spec.budgets,
     {
       usage: fold.usage,
-      steps: fold.modelCalls,
-      consecutiveToolSteps: fold.consecutiveToolSteps,
+      iterations: fold.modelCalls,
+      consecutiveToolIterations: fold.consecutiveToolIterations,
       elapsedMs: fold.elapsedMs,
     },
     now,

@@ -69,10 +69,13 @@ describe('createFileStateStore', () => {
   });
 
   it('reports a field that fails the schema as state_corrupt, naming the field', async () => {
-    const bad = { ...state(), budgets: { ...state().budgets, limits: { ...state().budgets.limits, max_steps: 'x' } } };
+    const bad = {
+      ...state(),
+      budgets: { ...state().budgets, limits: { ...state().budgets.limits, max_iterations: 'x' } },
+    };
     const error = await readError(JSON.stringify(bad));
-    expect(error.message).toContain('"budgets.limits.max_steps" is invalid');
-    expect(error.details).toMatchObject({ field: '"budgets.limits.max_steps"' });
+    expect(error.message).toContain('"budgets.limits.max_iterations" is invalid');
+    expect(error.details).toMatchObject({ field: '"budgets.limits.max_iterations"' });
     expect(error.message).toContain('restore it from the journal with `agency resume`');
   });
 

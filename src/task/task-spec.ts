@@ -9,12 +9,12 @@ import type { TaskFiles } from './fs/task-files.ts';
 export type Budgets = {
   maxWallClockMs?: number;
   /** Model calls. */
-  maxSteps?: number;
+  maxIterations?: number;
   /** Model calls in a row that each asked for tools. */
-  maxConsecutiveToolSteps?: number;
+  maxConsecutiveToolIterations?: number;
   /** Timeout of each tool call. */
-  stepToolTimeoutMs?: number;
-  maxTokens?: number;
+  toolTimeoutMs?: number;
+  maxTotalTokens?: number;
   maxCostUsd?: number;
   /** Share (0–0.9) of the token, cost, step and time budgets held back for Verify. @default 0 */
   verifyReserve?: number;
@@ -92,10 +92,10 @@ export function toSpecFile(
 export function toBudgetLimits(budgets: Budgets): BudgetLimits {
   return {
     max_wall_clock_ms: budgets.maxWallClockMs ?? null,
-    max_steps: budgets.maxSteps ?? null,
-    max_consecutive_tool_steps: budgets.maxConsecutiveToolSteps ?? null,
-    step_tool_timeout_ms: budgets.stepToolTimeoutMs ?? null,
-    max_tokens: budgets.maxTokens ?? null,
+    max_iterations: budgets.maxIterations ?? null,
+    max_consecutive_tool_iterations: budgets.maxConsecutiveToolIterations ?? null,
+    tool_timeout_ms: budgets.toolTimeoutMs ?? null,
+    max_total_tokens: budgets.maxTotalTokens ?? null,
     max_cost_usd: budgets.maxCostUsd ?? null,
     verify_reserve: budgets.verifyReserve ?? 0,
   };

@@ -60,7 +60,7 @@ describe('LLMAgent on recorded Anthropic tool loops (ToolRunner.json)', () => {
       })),
     );
     const model = resolveModel('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'sk-ant-test' }, fetch });
-    const agent = new LLMAgent({ name: 'runner', model, tools: [testTool, submitAnalysis], maxTokens: 1000 });
+    const agent = new LLMAgent({ name: 'runner', model, tools: [testTool, submitAnalysis], maxOutputTokens: 1000 });
     const inputs = [0, 2, 4, 6].map((index) => {
       const first = exchanges[index]?.body.messages[0]?.content;
       return typeof first === 'string' ? first : '';
@@ -74,9 +74,9 @@ describe('LLMAgent on recorded Anthropic tool loops (ToolRunner.json)', () => {
     const finalText = (index: number) =>
       exchanges[index]?.response.content.map((block) => block.text ?? '').join('') ?? '';
     expect(results.map((result) => result.output)).toEqual([1, 3, 5, 7, 8, 9].map(finalText));
-    expect(results.every((result) => result.success && result.finishReason === 'stop')).toBe(true);
+    expect(results.every((result) => result.finishReason === 'stop')).toBe(true);
 
-    const calls = results.flatMap((result) => result.steps.map((step) => [step.name, step.input, step.output]));
+    const calls = results.flatMap((result) => result.calls.map((step) => [step.name, step.input, step.output]));
     expect(calls).toEqual([
       ['test_tool', { value: 'test' }, 'Tool result'],
       ['test_tool', { count: 1 }, 'Called with 1'],

@@ -71,7 +71,7 @@ describe('agency status tells the truth', () => {
 
   it('reports a corrupt journal line in status and approvals as tail does', async () => {
     const root = await makeTaskFolder();
-    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-steps', '2'])).code).toBe(3);
+    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-iterations', '2'])).code).toBe(3);
     const events = join(root, 'progress', 'events.ndjson');
     const lines = (await readFile(events, 'utf8')).split('\n');
     lines.splice(2, 0, '{"not": "a frame"');
@@ -115,8 +115,8 @@ describe('agency tail into a closed pipe', () => {
 describe('agency resume with budget options', () => {
   it('raises the budget of a run stopped by it, and the journal says who did', async () => {
     const root = await makeTaskFolder();
-    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-steps', '2'])).code).toBe(3);
-    const resumed = await cli(['resume', root, ...modelFlag(), '--max-steps', '40'], { USER: 'ana' });
+    expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-iterations', '2'])).code).toBe(3);
+    const resumed = await cli(['resume', root, ...modelFlag(), '--max-iterations', '40'], { USER: 'ana' });
     expect(resumed.code).toBe(0);
     const journal = await readFile(join(root, 'progress', 'events.ndjson'), 'utf8');
     expect(journal).toMatch(/"type":"budget.changed".*"by":"ana"/);

@@ -95,7 +95,7 @@ describe('the other commands, and clear errors', () => {
   it.each([
     [['run', '/nonexistent/task', '--model', 'openai:gpt-4o'], 2, /does not exist/],
     [['run', '.', '--model', 'gpt-4o'], 2, /Model spec "gpt-4o" is invalid|no task\/ directory/],
-    [['run', '--max-steps', 'many', 'x'], 2, /positive whole number/],
+    [['run', '--max-iterations', 'many', 'x'], 2, /positive whole number/],
     [['approve', '/nonexistent/task', 'req_x'], 2, /does not exist/],
   ])('%j exits %i with a clear message', async (args, code, message) => {
     const result = await cli(args);

@@ -70,10 +70,10 @@ describe('one runner, many runs', () => {
         },
         stateStore: () => createMemoryStateStore(),
       });
-    const stopped = await memoryRunner().doTask(root, { budgets: { maxSteps: 3 } });
-    expect(stopped.finishReason).toBe('budget.steps');
+    const stopped = await memoryRunner().doTask(root, { budgets: { maxIterations: 3 } });
+    expect(stopped.finishReason).toBe('budget.iterations');
     const resumer = memoryRunner();
-    const done = await resumer.run(await resumer.resume(root, { budgets: { maxSteps: 20 } }));
+    const done = await resumer.run(await resumer.resume(root, { budgets: { maxIterations: 20 } }));
     expect(done.finishReason).toBe('completed');
     const journal = journals.get(root)?.durableFrames ?? [];
     expect(journal.map((frame) => frame.type)).toContain('run.resumed');
@@ -116,7 +116,9 @@ describe('files the journal holds are rebuilt on resume', () => {
 
   it('brings back each derived file deleted, torn or edited while the run was down, and says so', async () => {
     const root = await makeTaskFolder();
-    expect((await fixtureRunner().doTask(root, { budgets: { maxSteps: 4 } })).finishReason).toBe('budget.steps');
+    expect((await fixtureRunner().doTask(root, { budgets: { maxIterations: 4 } })).finishReason).toBe(
+      'budget.iterations',
+    );
     const progress = join(root, 'progress');
     const before = await frames(root);
     const requested = before.find((frame) => frame.type === 'approval.requested')?.data as { id: string };
@@ -139,7 +141,7 @@ describe('files the journal holds are rebuilt on resume', () => {
     await damage('spec.json', '{"version": "task.sp');
 
     const resumer = fixtureRunner();
-    const handle = await resumer.resume(root, { budgets: { maxSteps: 20 } });
+    const handle = await resumer.resume(root, { budgets: { maxIterations: 20 } });
     const resumed = (await frames(root)).slice(before.length);
     const withoutBudgets = (text: string) => ({ ...JSON.parse(text), budgets: null }) as unknown;
     for (const [file, text] of originals) {

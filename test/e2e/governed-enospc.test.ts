@@ -61,7 +61,7 @@ describe('a full disk during a governed run', () => {
       act: () => ({ toolCalls: [{ name: 'fill_disk', input: { n: ++calls } }] }),
     });
     const runner = createRunner({ model, tools: [fill], approvals: 'auto' });
-    const outcome = await runner.doTask(root, { budgets: { maxSteps: 40 } }).then(
+    const outcome = await runner.doTask(root, { budgets: { maxIterations: 40 } }).then(
       (result) => result,
       (error: unknown) => error,
     );

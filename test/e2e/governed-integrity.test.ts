@@ -43,13 +43,16 @@ describe('a resumed run trusts its journal, not the files beside it', () => {
     const root = await killedInAct();
     const specFile = join(root, 'progress', 'spec.json');
     const original = await readFile(specFile, 'utf8');
-    const spec = JSON.parse(original) as { budgets: { max_steps: number | null }; approvals: Record<string, unknown> };
-    spec.budgets.max_steps = 100_000;
+    const spec = JSON.parse(original) as {
+      budgets: { max_iterations: number | null };
+      approvals: Record<string, unknown>;
+    };
+    spec.budgets.max_iterations = 100_000;
     spec.approvals.require_plan = false;
     await writeFile(specFile, JSON.stringify(spec));
     const refused = await resumeAndRun(root).catch((error: unknown) => error);
     expect(AgencyError.hasCode(refused, 'task_folder_invalid')).toBe(true);
-    expect((refused as Error).message).toMatch(/"approvals\.require_plan", "budgets\.max_steps" changed/);
+    expect((refused as Error).message).toMatch(/"approvals\.require_plan", "budgets\.max_iterations" changed/);
     expect((refused as Error).message).toContain('delete');
 
     // The fix the message suggests works: without spec.json, resume rewrites it from the journal and goes on.

@@ -38,16 +38,16 @@ async function pendingRequest(root: string): Promise<string> {
 describe('a stopped run can be resumed to the end', () => {
   it('after a budget stop, with the budget raised on resume (journaled with who and when)', async () => {
     const root = await makeTaskFolder();
-    const first = await auto().doTask(root, { budgets: { maxSteps: 2 } });
-    expect(first.finishReason).toBe('budget.steps');
+    const first = await auto().doTask(root, { budgets: { maxIterations: 2 } });
+    expect(first.finishReason).toBe('budget.iterations');
     // Without more budget it stops again at once.
-    expect((await resumeToEnd(root)).finishReason).toBe('budget.steps');
-    const result = await resumeToEnd(root, auto(), { budgets: { maxSteps: 50 }, by: 'ana' });
+    expect((await resumeToEnd(root)).finishReason).toBe('budget.iterations');
+    const result = await resumeToEnd(root, auto(), { budgets: { maxIterations: 50 }, by: 'ana' });
     expect(result.finishReason).toBe('completed');
     const change = (await frames(root)).find((frame) => frame.type === 'budget.changed');
-    expect(change?.data).toMatchObject({ by: 'ana', previous: { max_steps: 2 }, limits: { max_steps: 50 } });
-    expect(change?.message).toContain('max_steps 2 → 50');
-    expect(JSON.parse(await readFile(join(root, 'progress', 'spec.json'), 'utf8')).budgets.max_steps).toBe(50);
+    expect(change?.data).toMatchObject({ by: 'ana', previous: { max_iterations: 2 }, limits: { max_iterations: 50 } });
+    expect(change?.message).toContain('max_iterations 2 → 50');
+    expect(JSON.parse(await readFile(join(root, 'progress', 'spec.json'), 'utf8')).budgets.max_iterations).toBe(50);
   });
 
   it('after an error: the failed step is tried again', async () => {

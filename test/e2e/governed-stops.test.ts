@@ -41,9 +41,9 @@ const runaway = () =>
 
 describe('budgets stop a runaway model with the right reason', () => {
   it.each([
-    [{ maxSteps: 5 }, 'budget.steps'],
-    [{ maxConsecutiveToolSteps: 3 }, 'budget.consecutive_tool_steps'],
-    [{ maxTokens: 4_000 }, 'budget.tokens'],
+    [{ maxIterations: 5 }, 'budget.iterations'],
+    [{ maxConsecutiveToolIterations: 3 }, 'budget.consecutive_tool_iterations'],
+    [{ maxTotalTokens: 4_000 }, 'budget.tokens'],
     [{ maxCostUsd: 0.0005 }, 'budget.cost'],
     [{ maxWallClockMs: 150 }, 'budget.wall_clock'],
   ] as const)('%j stops with %s', async (budgets, reason) => {
@@ -64,10 +64,10 @@ describe('budgets stop a runaway model with the right reason', () => {
     const journal = await frames(root);
     expect(journal.filter((frame) => frame.type === 'budget.hit').length).toBeLessThanOrEqual(1);
     const calls = journal.filter((frame) => frame.type === 'usage.delta').length;
-    if ('maxSteps' in budgets) expect(calls).toBe(5);
-    if ('maxConsecutiveToolSteps' in budgets) expect(calls).toBe(3);
+    if ('maxIterations' in budgets) expect(calls).toBe(5);
+    if ('maxConsecutiveToolIterations' in budgets) expect(calls).toBe(3);
     // Overspend is at most the one call in flight: 1,100 tokens, $0.00021 at gpt-4o-mini prices.
-    if ('maxTokens' in budgets) expect(result.usage.totalTokens).toBeLessThanOrEqual(4_000 + 1_100);
+    if ('maxTotalTokens' in budgets) expect(result.usage.totalTokens).toBeLessThanOrEqual(4_000 + 1_100);
     if ('maxCostUsd' in budgets) expect(result.usage.costUsd).toBeLessThanOrEqual(0.0005 + 0.00021);
     expect(journal.at(-1)).toMatchObject({ type: 'finish', data: { reason }, budgets_remaining: expect.any(Object) });
     const state = stateSchema.parse(JSON.parse(await readFile(join(root, 'progress', 'state.json'), 'utf8')));
@@ -81,9 +81,9 @@ describe('budgets stop a runaway model with the right reason', () => {
       tools: (paths) => fixtureTools(paths),
       approvals: 'auto',
     }).doTask(root, {
-      budgets: { maxSteps: 10, verifyReserve: 0.5 },
+      budgets: { maxIterations: 10, verifyReserve: 0.5 },
     });
-    expect(result.finishReason).toBe('budget.steps');
+    expect(result.finishReason).toBe('budget.iterations');
     expect((await frames(root)).filter((frame) => frame.type === 'usage.delta')).toHaveLength(5);
   });
 });
@@ -188,7 +188,7 @@ describe('folders, locks and damaged files', () => {
   it('rebuilds a corrupt state.json from the journal, and explains a corrupt spec.json', async () => {
     const root = await makeTaskFolder();
     const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });
-    await runner.doTask(root, { budgets: { maxSteps: 1 } });
+    await runner.doTask(root, { budgets: { maxIterations: 1 } });
     await writeFile(join(root, 'progress', 'state.json'), '{"version": "agent.state.v1", "phase": 7');
     // The state is a checkpoint of the journal: resume rebuilds it, and says so.
     const resumer = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths), approvals: 'auto' });

@@ -75,7 +75,7 @@ describe('policyProcessor in an LLMAgent', () => {
     );
     const result = await agent.execute({ input: 'run it' });
     expect(ran).toEqual([]);
-    expect(result.steps[0]?.error?.code).toBe('policy_denied');
+    expect(result.calls[0]?.error?.code).toBe('policy_denied');
     expect(JSON.stringify(model.calls[1]?.options.prompt)).toContain('is denied by policy');
     expect(audit).toEqual([
       expect.objectContaining({ type: 'policy.blocked', ruleId: 'tool-denylist', target: 'sandbox_exec' }),
@@ -120,7 +120,7 @@ describe('policyProcessor in an LLMAgent', () => {
     const result = await agent.execute({ input: 'clean' });
     const final = await agent.resumeSerialized(result.suspended!.serialize(), { approved: false, reason: 'not today' });
     expect(ran).toEqual([]);
-    expect(final.steps[0]?.error).toMatchObject({
+    expect(final.calls[0]?.error).toMatchObject({
       code: 'policy_denied',
       message: expect.stringContaining('approval denied: not today'),
     });
@@ -152,7 +152,7 @@ describe('policyProcessor in an LLMAgent', () => {
     expect(result.finishReason).toBe('stop');
     expect(asked.map((request) => request.tool)).toEqual(['sandbox_exec', 'http_post']);
     expect(ran.map((entry) => entry.tool)).toEqual(['sandbox_exec']);
-    expect(result.steps.find((step) => step.name === 'http_post')?.error?.code).toBe('policy_denied');
+    expect(result.calls.find((step) => step.name === 'http_post')?.error?.code).toBe('policy_denied');
   });
 
   it('modifies tool input, tool output and model input with redacting filters', async () => {

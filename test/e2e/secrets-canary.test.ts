@@ -275,7 +275,7 @@ describe.each([
     const sent = JSON.stringify(model.calls[1]?.options.prompt);
     for (const canary of canaries.filter(({ name }) => name !== 'aws'))
       expect(sent, canary.name).toContain(canary.value);
-    expect(result.steps.map((step) => [step.name, step.error?.code ?? 'ok']).sort()).toEqual([
+    expect(result.calls.map((step) => [step.name, step.error?.code ?? 'ok']).sort()).toEqual([
       ['echo', 'policy_denied'],
       ['explode', 'tool_failed'],
       ['http_fetch', 'ok'],

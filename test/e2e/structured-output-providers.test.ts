@@ -72,7 +72,7 @@ describe('structured output through the real providers', () => {
       schemaName: 'weather',
     });
     const result = await agent.execute({ input: 'Weather in Paris?' });
-    expect(result).toMatchObject({ success: true, output: ANSWER, object: { city: 'Paris', tempC: 14 } });
+    expect(result).toMatchObject({ finishReason: 'stop', output: ANSWER, object: { city: 'Paris', tempC: 14 } });
     expectTypeOf(result.object).toEqualTypeOf<{ city: string; tempC: number } | undefined>();
     expect(bodies[0]?.text).toEqual({
       format: {
@@ -138,7 +138,7 @@ describe('structured output through the real providers', () => {
       'Paris',
       'Berlin',
     ]);
-    expect(result.steps).toEqual([]);
+    expect(result.calls).toEqual([]);
     expect(bodies[0]?.tools).toEqual([expect.objectContaining({ name: 'json', input_schema: expect.any(Object) })]);
     expect(bodies[0]?.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
   });
@@ -148,7 +148,7 @@ describe('structured output through the real providers', () => {
     const { bodies, model } = await serve([json(fixture('anthropic/anthropic-text.json')), anthropicText(ANSWER)]);
     const agent = new LLMAgent({ name: 'w', model: model('anthropic:claude-sonnet-4-5'), schema: weather });
     const result = await agent.execute({ input: 'Weather in Paris?' });
-    expect(result).toMatchObject({ success: true, object: { city: 'Paris', tempC: 14 } });
+    expect(result).toMatchObject({ finishReason: 'stop', object: { city: 'Paris', tempC: 14 } });
     expect(result.warnings).toEqual([expect.stringContaining('repair turn 1 of 1')]);
     const messages = bodies[1]?.messages as Array<{ role: string; content: Array<{ text?: string }> }>;
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
@@ -163,7 +163,6 @@ describe('structured output through the real providers', () => {
     const agent = new LLMAgent({ name: 'w', model: model('openai:gpt-5-mini'), schema: weather });
     const result = await agent.execute({ input: 'Weather in Paris?' });
     expect(result).toMatchObject({
-      success: false,
       finishReason: 'error',
       output: '{"city": "Paris", "tempC": "warm"}',
       error: { code: 'structured_output_invalid', message: expect.stringContaining('"tempC": Invalid input') },
@@ -186,8 +185,8 @@ describe('structured output through the real providers', () => {
     });
     const agent = new LLMAgent({ name: 'w', model: model('openai:gpt-5.1'), tools: [lookup], schema: weather });
     const result = await agent.execute({ input: 'Weather in San Francisco?' });
-    expect(result).toMatchObject({ success: true, iterations: 1, object: { city: 'San Francisco', tempC: 18 } });
-    expect(result.steps.map((step) => [step.name, step.output])).toEqual([
+    expect(result).toMatchObject({ finishReason: 'stop', iterations: 1, object: { city: 'San Francisco', tempC: 18 } });
+    expect(result.calls.map((step) => [step.name, step.output])).toEqual([
       ['weather', { location: 'San Francisco', tempC: 18 }],
     ]);
     expect(bodies.map((body) => (body.text as { format: { type: string } }).format.type)).toEqual([

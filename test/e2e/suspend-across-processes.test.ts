@@ -18,10 +18,10 @@ it('a run suspended in one process is resumed by another', async () => {
   const out = execFileSync(process.execPath, [join(import.meta.dirname, 'fixtures/resume-ops.ts'), file, 'eu-west-1'], {
     encoding: 'utf8',
   });
-  const resumed = JSON.parse(out) as { output: string; success: boolean; pid: number; steps: number };
+  const resumed = JSON.parse(out) as { output: string; finishReason: string; pid: number; calls: number };
   expect(resumed.pid).not.toBe(process.pid);
-  expect(resumed.success).toBe(true);
+  expect(resumed.finishReason).toBe('stop');
   expect(resumed.output).toContain('eu-west-1');
   expect(resumed.output).toContain('q1');
-  expect(resumed.steps).toBe(1);
+  expect(resumed.calls).toBe(1);
 });

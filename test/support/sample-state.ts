@@ -17,14 +17,14 @@ export function sampleState(overrides: Partial<StateFile> = {}): StateFile {
     budgets: {
       limits: {
         max_wall_clock_ms: 600_000,
-        max_steps: 50,
-        max_consecutive_tool_steps: 10,
-        step_tool_timeout_ms: 60_000,
-        max_tokens: 500_000,
+        max_iterations: 50,
+        max_consecutive_tool_iterations: 10,
+        tool_timeout_ms: 60_000,
+        max_total_tokens: 500_000,
         max_cost_usd: 5,
         verify_reserve: 0.1,
       },
-      remaining: { wall_clock_ms: 540_000, steps: 47, tokens: 480_000, cost_usd: 4.8 },
+      remaining: { wall_clock_ms: 540_000, iterations: 47, tokens: 480_000, cost_usd: 4.8 },
     },
     usage: {
       input_tokens: 18_000,

@@ -56,7 +56,7 @@ function addRunOptions(command: Command): Command {
         'file: wait for decision files; auto: approve automatically, still writing both files',
       ).choices(['file', 'auto']),
     )
-    .option('--max-steps <n>', 'the most model calls', positiveInteger)
+    .option('--max-iterations <n>', 'the most model calls', positiveInteger)
     .option(
       '--max-cost <usd>',
       'the most dollars to spend; every model needs a price (built in, or --price)',
@@ -68,7 +68,7 @@ function addRunOptions(command: Command): Command {
       collect,
       [],
     )
-    .option('--max-tokens <n>', 'the most tokens to spend', positiveInteger)
+    .option('--max-total-tokens <n>', 'the most tokens to spend', positiveInteger)
     .option('--max-time <seconds>', 'the most wall-clock seconds', positiveNumber)
     .addOption(
       new Option('--view <view>', 'how much of the result to print')

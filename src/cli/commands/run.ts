@@ -20,11 +20,11 @@ import { cliTaskTools, narrowToOperator, readTaskConfig, type RunSettings, taskC
 export type RunCommandOptions = {
   model?: string;
   approvals?: 'file' | 'auto';
-  maxSteps?: number;
+  maxIterations?: number;
   maxCost?: number;
   /** Prices from `--price`, each over the built-in price of its model. */
   price?: Array<[modelId: string, price: ModelPrice]>;
-  maxTokens?: number;
+  maxTotalTokens?: number;
   maxTime?: number;
   view?: ResultView;
   json?: boolean;
@@ -65,9 +65,9 @@ function taskSpecFor(modelSpec: string, options: RunCommandOptions, settings: Ru
 // On `agency resume` the same flags raise (or set) the budgets of the rest of the run; the change is journaled.
 function budgetsFor(options: RunCommandOptions): Budgets {
   return {
-    ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
     ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    ...(options.maxTotalTokens ? { maxTotalTokens: options.maxTotalTokens } : {}),
     ...(options.maxTime ? { maxWallClockMs: options.maxTime * 1000 } : {}),
   };
 }
@@ -122,7 +122,7 @@ export async function runCommand(
     root,
     {
       ...(options.maxCost ? { maxCostUsd: options.maxCost } : {}),
-      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.maxTotalTokens ? { maxTotalTokens: options.maxTotalTokens } : {}),
     },
     { approvalsByHand: options.approvals !== 'auto' },
   );

@@ -48,7 +48,7 @@ export const usageJsonSchema = z.object({
 /** What is left of each budget; absent limits are null. */
 export const budgetsRemainingSchema = z.object({
   wall_clock_ms: z.number().nullable(),
-  steps: z.number().int().nullable(),
+  iterations: z.number().int().nullable(),
   tokens: z.number().int().nullable(),
   cost_usd: z.number().nullable(),
 });

@@ -14,8 +14,8 @@ export const RUN_STATUSES = ['running', 'waiting_approval', 'completed', 'failed
 export const STOP_REASONS = [
   'completed',
   'budget.wall_clock',
-  'budget.steps',
-  'budget.consecutive_tool_steps',
+  'budget.iterations',
+  'budget.consecutive_tool_iterations',
   'budget.tokens',
   'budget.cost',
   'approval.denied',
@@ -45,10 +45,10 @@ export type StopReason = (typeof STOP_REASONS)[number];
 /** The limits a run was started with; absent limits are null. */
 export const budgetLimitsSchema = z.object({
   max_wall_clock_ms: z.number().int().positive().nullable(),
-  max_steps: z.number().int().positive().nullable(),
-  max_consecutive_tool_steps: z.number().int().positive().nullable(),
-  step_tool_timeout_ms: z.number().int().positive().nullable(),
-  max_tokens: z.number().int().positive().nullable(),
+  max_iterations: z.number().int().positive().nullable(),
+  max_consecutive_tool_iterations: z.number().int().positive().nullable(),
+  tool_timeout_ms: z.number().int().positive().nullable(),
+  max_total_tokens: z.number().int().positive().nullable(),
   max_cost_usd: z.number().positive().nullable(),
   verify_reserve: z.number().min(0).max(0.9),
 });
