@@ -29,6 +29,8 @@ describe('runs are addressed by task id', () => {
     const off = runner.subscribe(a.taskId, (frame) => seen.push(frame));
     const runs = [runner.run(a.taskId), runner.run({ taskId: b.taskId })];
     await Promise.all([pending(first), pending(second)]);
+    // The request file is written before the run journals that it waits, so the status may lag it by a moment.
+    await expect.poll(() => runner.status({ taskId: a.taskId })?.status).toBe('waiting_approval');
     expect(runner.status({ taskId: a.taskId })).toMatchObject({
       taskId: a.taskId,
       root: first,
