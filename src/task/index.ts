@@ -47,8 +47,9 @@ export { readJournal } from './journal/read-journal.ts';
 export { checkTaskFolder, scaffoldTask, type TaskPaths, taskPaths } from './layout.ts';
 export { type AgentStepOutput, type Loop, type LoopContext, type LoopOutcome, type ReplanRequest } from './loop.ts';
 export { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
+export type { ActionResult } from './governed-tool.ts';
+export type { LoopEvent, LoopPhases } from './loop-context.ts';
 export {
-  type ActionResult,
   type Executor,
   finishReflector,
   modelPlanner,
@@ -59,11 +60,8 @@ export {
   type Reflector,
   toolExecutor,
 } from './loops/plan-act-reflect.ts';
-export { type ActOutcome, actPhase } from './phases/act.ts';
-export { approvePlan } from './phases/approve.ts';
-export { gatherPhase } from './phases/gather.ts';
-export { planPhase, type SignedPlan, writePlan } from './phases/plan.ts';
-export { verifyPhase } from './phases/verify.ts';
+export type { ActOutcome } from './phases/act.ts';
+export type { SignedPlan } from './phases/plan.ts';
 export type { DeliverableRef } from './deliverables.ts';
 export { type DoTaskResult, type ResultView, type StepReport, viewOf } from './result.ts';
 export {

@@ -8,6 +8,9 @@ import { type AgentStepHost, type AgentStepOptions, runAgentStep } from './agent
 import type { StopReason } from './contracts/state.ts';
 import type { TaskPaths } from './layout.ts';
 import type { Session } from './session.ts';
+import type { LoopContext } from './loop-context.ts';
+
+export type { LoopContext } from './loop-context.ts';
 
 /** How a loop ended. */
 export type LoopOutcome = { reason: StopReason; output: string; verified?: boolean };
@@ -34,41 +37,26 @@ export type AgentStepOutput = {
 export type ReplanRequest = { addTools: string[]; reason: string };
 
 /**
- * The public pieces a loop is built from. Everything a loop does that matters goes through `step`, which makes it
- * durable: a completed step's output is stored, and when a crashed run is resumed, the loop runs again from the
- * top, completed steps return their stored output at once, and the first unfinished step picks up where it was.
- * A loop must therefore decide only from step outputs, not from clocks or randomness.
+ * The runner's side of a loop context: what the phase functions work with. Loops never see it; they get the
+ * {@link LoopContext} built from it.
  */
-export type LoopContext = {
+export type PhaseContext = {
   readonly session: Session;
   readonly paths: TaskPaths;
   readonly goal: string;
-  /** The contents of `task/brief.md`. */
   readonly brief: string;
-  /** The tools of the run (the model sees all of them in every phase; each phase allows some). */
   readonly tools: ToolRegistry;
-  /**
-   * The run's one policy: the operator's rules and the spec's approval rules. The default loop asks it about every
-   * plan (`decidePlan`); the runner asks it about every tool call and memory write.
-   */
   readonly policy: Policy;
-  /**
-   * Runs `work` as a durable step named `name`. Steps get ids `0001-<name>`, `0002-<name>` … in the order they are
-   * reached; outputs must be JSON.
-   */
   step<T extends JsonValue | object>(name: string, kind: string, work: (id: string) => Promise<T>): Promise<T>;
-  /** Runs the run's agent as a durable step; see `runAgentStep`. */
   agentStep(
     name: string,
     options: AgentStepOptions & { capture?: () => Record<string, unknown> },
   ): Promise<AgentStepOutput>;
-  /** The messages that go before a phase's ask: the task context, recalled memory and seeded history. */
   contextFor(phase: string): Promise<Message[]>;
-  /** Takes the model's pending request to re-plan, if it made one during the last Act step. */
   takeReplanRequest(): ReplanRequest | undefined;
 };
 
-/** What {@link createLoopContext} needs from the runner. */
+/** What {@link createPhaseContext} needs from the runner. */
 export type LoopHost = AgentStepHost & {
   goal: string;
   brief: string;
@@ -87,12 +75,12 @@ export class StepPause extends Error {
 }
 
 /** Builds the context a loop runs with. */
-export function createLoopContext(host: LoopHost): LoopContext {
+export function createPhaseContext(host: LoopHost): PhaseContext {
   const { session } = host;
   let counter = 0;
   let completedThisCall = 0;
 
-  const step: LoopContext['step'] = async (name, kind, work) => {
+  const step: PhaseContext['step'] = async (name, kind, work) => {
     counter++;
     const id = `${String(counter).padStart(4, '0')}-${name}`;
     const outputFile = join(session.paths.step(id), 'output.json');

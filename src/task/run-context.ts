@@ -13,7 +13,7 @@ import { createToolRegistry } from '../tools/tool-registry.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import { governedPolicy, REPLAN_TOOL, runPolicyFor } from './governed-policy.ts';
 import { memoryWriteCheck } from './memory-policy.ts';
-import { createLoopContext, type ReplanRequest } from './loop.ts';
+import { createPhaseContext, type ReplanRequest } from './loop.ts';
 import type { RunnerOptions } from './runner-options.ts';
 import type { Session } from './session.ts';
 import { createPhasePrompts } from './task-context.ts';
@@ -23,7 +23,7 @@ import { createToolGate, durableFirst, type StepGate } from './tool-gate.ts';
  * The agent and loop context a run executes with: its tools (capped by the per-tool budget, plus `request_replan`),
  * the tool gate, the policy, memory and seeded history.
  */
-export function buildLoopContext(
+export function buildPhaseContext(
   session: Session,
   entry: { brief: string; memory: MemoryManager | undefined },
   options: RunnerOptions,
@@ -70,7 +70,7 @@ export function buildLoopContext(
     ...(memory ? { memory } : {}),
   });
   const price = dearestPrice(model, options.catalog);
-  return createLoopContext({
+  return createPhaseContext({
     session,
     agent,
     setGate: (next) => {

@@ -4,10 +4,11 @@ import { defaultRedactor } from '../core/redact.ts';
 import type { StopReason } from './contracts/state.ts';
 import { finalizeRun } from './finalize.ts';
 import { type Loop, StepPause } from './loop.ts';
+import { loopContextOf } from './loop-context.ts';
 import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
-import { buildLoopContext } from './run-context.ts';
+import { buildPhaseContext } from './run-context.ts';
 import { type Live, type RunnerCore, startRun, type TaskHandle, taskIdOf, type TaskRef } from './run-core.ts';
 import { type ResumeOptions, resumeRun } from './run-resume.ts';
 import { isRunStop } from './run-stop.ts';
@@ -132,14 +133,14 @@ async function executeRun(core: RunnerCore, task: TaskRef, stepLimit?: number): 
     );
   const { session } = entry;
   let lastStep = '';
-  const context = buildLoopContext(session, entry, core.options, stepLimit, (id) => {
+  const context = buildPhaseContext(session, entry, core.options, stepLimit, (id) => {
     lastStep = id;
   });
   const wallTimer = wallClockTimer(session);
   const stopWatch = watchStopFile(session);
   let result: DoTaskResult;
   try {
-    const outcome = await entry.loop.run(context);
+    const outcome = await entry.loop.run(loopContextOf(context));
     result = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
   } catch (error) {
     if (error instanceof StepPause) return { done: false, step: lastStep };

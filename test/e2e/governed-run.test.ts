@@ -10,6 +10,7 @@ import { stateSchema } from '../../src/task/contracts/state.ts';
 import { verifyReportSchema } from '../../src/task/contracts/verify-report.ts';
 import { foldJournal } from '../../src/task/journal-fold.ts';
 import { readJournal } from '../../src/task/journal/read-journal.ts';
+import type { LoopContext } from '../../src/task/loop.ts';
 import { createRunner } from '../../src/task/runner.ts';
 import { FIXTURE_PLAN, fixtureTools, makeTaskFolder, phaseModel } from '../support/governed-fixture.ts';
 
@@ -549,32 +550,75 @@ describe('a policy inside a governed run', () => {
 });
 
 describe('other loops', () => {
-  it('runs a custom loop built from the public phases (the example in docs/runner.md)', async () => {
-    const { actPhase, approvePlan, planPhase, verifyPhase } = await import('../../src/task/index.ts');
-    const planThenAct = {
-      name: 'plan-act-verify',
+  it('runs the custom loop of docs/runner.md, built from the public LoopContext, through a re-plan', async () => {
+    const { planThenAct } = await import('../../examples/loops/plan-then-act.ts');
+    const example = await readFile(join(import.meta.dirname, '../../examples/loops/plan-then-act.ts'), 'utf8');
+    const docs = await readFile(join(import.meta.dirname, '../../docs/runner.md'), 'utf8');
+    expect(docs).toContain(example.slice(example.indexOf('export const planThenAct')));
+    const root = await makeTaskFolder();
+    let act = 0;
+    const model = phaseModel({
+      act: (options) => {
+        act++;
+        if (act === 1)
+          return { toolCalls: [{ name: 'request_replan', input: { tools: ['read_input'], reason: 'to re-read' } }] };
+        if (options.prompt.at(-1)?.role === 'tool' && act > 3) return 'Done.';
+        return act === 2
+          ? { toolCalls: [{ name: 'read_input', input: { name: 'input.txt' } }] }
+          : { toolCalls: [{ name: 'write_artifact', input: { name: 'summary.md', text: 'summary' } }] };
+      },
+    });
+    const result = await createRunner({
+      model,
+      tools: (paths) => fixtureTools(paths),
+      approvals: 'auto',
+      loops: [planThenAct],
+    }).doTask(root, { loop: 'plan-then-act' }, { view: 'full' });
+    expect(result).toMatchObject({ finishReason: 'completed', loopName: 'plan-then-act', verified: true });
+    expect(result.steps?.map((step) => step.name)).not.toContain('gather');
+    const journal = await frames(root);
+    expect(journal.filter((frame) => frame.type === 'approval.decided')).toHaveLength(2);
+    expect(planSchema.parse(await json(join(root, 'progress', 'plan', '0002.json'))).allowed_tools).toEqual([
+      'write_artifact',
+      'read_input',
+    ]);
+  });
+
+  it('gives a loop only its public surface: no session, no runner internals', async () => {
+    let keys: string[] = [];
+    const probe = {
+      name: 'probe',
       version: '1',
-      async run(context: Parameters<typeof planPhase>[0]) {
-        const plan = await planPhase(context);
-        await approvePlan(context, plan);
-        const act = await actPhase(context, { signed: plan });
-        const report = await verifyPhase(context, { signed: plan, attempt: 1 });
-        return {
-          reason: report.passed ? ('completed' as const) : ('verify.failed' as const),
-          output: act.output,
-          verified: report.passed,
-        };
+      async run(context: LoopContext) {
+        keys = Object.keys(context).sort();
+        context.emit({ type: 'warning', message: 'probed' });
+        return { reason: 'completed' as const, output: String(context.budgets().iterations) };
       },
     };
     const root = await makeTaskFolder();
     const result = await createRunner({
       model: phaseModel(),
       tools: (paths) => fixtureTools(paths),
-      approvals: 'auto',
-      loops: [planThenAct],
-    }).doTask(root, { loop: 'plan-act-verify' }, { view: 'full' });
-    expect(result).toMatchObject({ finishReason: 'completed', loopName: 'plan-act-verify', verified: true });
-    expect(result.steps?.map((step) => step.name)).not.toContain('gather');
+      loops: [probe],
+    }).doTask(root, { loop: 'probe', budgets: { maxIterations: 7 } });
+    expect(result).toMatchObject({ finishReason: 'completed', outputText: '7' });
+    expect(keys).toEqual([
+      'agentStep',
+      'brief',
+      'budgets',
+      'contextFor',
+      'emit',
+      'goal',
+      'paths',
+      'phases',
+      'policy',
+      'runTool',
+      'signal',
+      'spec',
+      'step',
+      'tools',
+    ]);
+    expect((await frames(root)).some((frame) => frame.type === 'warning' && frame.message === 'probed')).toBe(true);
   });
 
   it('runs seed 002 plan → act → reflect with the default planner, executor and reflector', async () => {

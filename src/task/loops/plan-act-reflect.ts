@@ -1,6 +1,5 @@
-import { canonicalDigest } from '../../core/canonical-json.ts';
 import type { JsonValue } from '../../core/messages.ts';
-import { governedPolicy } from '../governed-policy.ts';
+import type { ActionResult } from '../governed-tool.ts';
 import type { Loop, LoopContext, LoopOutcome } from '../loop.ts';
 import { extractJson } from '../../agent/structured-output.ts';
 
@@ -12,9 +11,6 @@ export type PlanStep = {
   message?: string;
   reason?: string;
 };
-
-/** What an action produced. */
-export type ActionResult = { ok: boolean; output: JsonValue; error?: string };
 
 /** What the planner sees: the goal and every action so far. */
 export type PlannerState = { goal: string; history: Array<{ step: PlanStep; result?: ActionResult; note?: string }> };
@@ -46,55 +42,10 @@ export const modelPlanner: Planner = {
   },
 };
 
-/**
- * Runs the proposed tool through the tool set, journaled like any governed call and held to the run's policy like
- * the default loop's calls: a denial refuses it, a required approval (the spec's `require_tools` among them) is
- * asked through the run's broker, and changes to its arguments or output apply.
- */
+/** Runs the proposed tool with `context.runTool`: journaled, and held to the run's policy like any governed call. */
 export const toolExecutor: Executor = {
   async execute(step, context) {
-    const { session } = context;
-    const name = step.toolId ?? '';
-    const tool = context.tools.get(name);
-    if (!tool) return { ok: false, output: null, error: `unknown tool ${name}` };
-    const argsDigest = canonicalDigest(step.input ?? null);
-    const site = { step: `execute-${argsDigest.slice(0, 8)}`, planSig: null };
-    const policy = governedPolicy(session, context.policy, context.tools, () => site);
-    const call = { type: 'tool-call' as const, toolCallId: argsDigest, toolName: name, input: step.input ?? {} };
-    const checked = await policy.preTool({ call });
-    if (checked && 'block' in checked) return { ok: false, output: null, error: checked.block };
-    const input = checked && 'call' in checked ? checked.call.input : call.input;
-    session.emit({
-      type: 'tool.call',
-      message: name,
-      data: {
-        tool_call_id: argsDigest,
-        tool: name,
-        args: (input ?? null) as JsonValue,
-        args_digest: argsDigest,
-        effects: tool.effects,
-        idempotent: tool.idempotent,
-      },
-    });
-    if (tool.effects !== 'read') await session.journal.flush();
-    const writes = tool.effects === 'write' || tool.effects === 'exec';
-    if (writes) await session.toolWrites.begin();
-    const ran = await context.tools.run({ ...call, input }, { signal: session.signal }).finally(async () => {
-      if (writes) await session.toolWrites.end();
-    });
-    const filtered = await policy.postTool({ call, outcome: ran });
-    const outcome = filtered && 'outcome' in filtered ? filtered.outcome : ran;
-    session.emit({
-      type: 'tool.result',
-      message: `${name} ${outcome.ok ? 'ok' : 'failed'}`,
-      data: { tool_call_id: argsDigest, tool: name, ok: outcome.ok, model_output: outcome.modelOutput },
-      ...(outcome.error ? { error: outcome.error } : {}),
-    });
-    return {
-      ok: outcome.ok,
-      output: (outcome.ok ? (outcome.modelOutput as { value?: JsonValue }).value : null) ?? null,
-      ...(outcome.error ? { error: outcome.error.message } : {}),
-    };
+    return context.runTool(step.toolId ?? '', step.input ?? {});
   },
 };
 

@@ -1,7 +1,7 @@
 import { AgencyError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, planSchema, signPlan } from '../contracts/plan.ts';
-import { type LoopContext, type ReplanRequest, relativeToRoot } from '../loop.ts';
+import { type PhaseContext, type ReplanRequest, relativeToRoot } from '../loop.ts';
 import { parseContractFile } from '../task-spec.ts';
 import type { SignedPlan } from './plan.ts';
 
@@ -32,7 +32,7 @@ export function actAsk(plan: Plan): string {
  * the step so the edit can be approved. A model that needs more tools calls `request_replan`, which also ends it.
  */
 export async function actPhase(
-  context: LoopContext,
+  context: PhaseContext,
   { signed, feedback, continueFrom = [] }: { signed: SignedPlan; feedback?: string; continueFrom?: Message[] },
 ): Promise<ActOutcome> {
   const { paths, session } = context;
@@ -95,7 +95,7 @@ export function planWithTools(plan: Plan, request: ReplanRequest): Plan {
  * Reads the hand-edited `plan/current.json`.
  * @throws AgencyError `plan_invalid` naming the file and the fields to fix.
  */
-export async function readEditedPlan(context: LoopContext): Promise<Plan> {
+export async function readEditedPlan(context: PhaseContext): Promise<Plan> {
   const { paths, session } = context;
   try {
     return parseContractFile(paths.planCurrent, (await session.files.readText(paths.planCurrent)) ?? '', planSchema);

@@ -1,5 +1,5 @@
 import { askApproval } from '../approval-flow.ts';
-import type { LoopContext } from '../loop.ts';
+import type { PhaseContext } from '../loop.ts';
 import { planApprovalOf } from '../plan-policy.ts';
 import { runStop } from '../run-stop.ts';
 import type { SignedPlan } from './plan.ts';
@@ -11,7 +11,7 @@ import { describeChanges } from './plan-changes.ts';
  * `approval.denied`, expiry with `approval.expired`. When no rule requires it, the plan is approved as written, by
  * `policy`. The approved signature is what Act's gate checks the plan against.
  */
-export async function approvePlan(context: LoopContext, signed: SignedPlan): Promise<void> {
+export async function approvePlan(context: PhaseContext, signed: SignedPlan): Promise<void> {
   const decision = await context.step(`approve-plan-v${signed.version}`, 'approval', async (id) => {
     const { session } = context;
     const required = signed.approval === undefined ? planApprovalOf(context.policy, signed.plan) : signed.approval;

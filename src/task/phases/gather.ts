@@ -1,5 +1,5 @@
 import type { Tool } from '../../tools/define-tool.ts';
-import type { LoopContext } from '../loop.ts';
+import type { PhaseContext } from '../loop.ts';
 import {
   addSources,
   appendNote,
@@ -25,7 +25,7 @@ export const GATHER_ASK =
  * `findings.md`, `sources.jsonl` and a line in `notes.md`.
  */
 export async function gatherPhase(
-  context: LoopContext,
+  context: PhaseContext,
   { maxIterations = 6 } = {},
 ): Promise<{ findings: string; sources: number }> {
   const gathered = await context.agentStep('gather', {

@@ -2,7 +2,7 @@ import { extractJson, parseStructuredAnswer } from '../../agent/structured-outpu
 import { AgencyError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
-import { type LoopContext, relativeToRoot } from '../loop.ts';
+import { type PhaseContext, relativeToRoot } from '../loop.ts';
 import { decidePlan, type PlanApproval } from '../plan-policy.ts';
 import { appendNote, planNote, planText, writeTodo } from '../progress-files.ts';
 import type { PlanChanges } from '../contracts/approvals.ts';
@@ -24,7 +24,7 @@ export type SignedPlan = {
 };
 
 /** The instruction for Plan, listing the tools the plan may allow. The plan's shape comes with the response format. */
-export function planAsk(context: LoopContext): string {
+export function planAsk(context: PhaseContext): string {
   const tools = context.tools
     .list()
     .filter((tool) => tool.name !== 'request_replan')
@@ -46,7 +46,7 @@ export function planAsk(context: LoopContext): string {
  * whose steps may use only allowed tools. The agent validates the answer with it, and a repair turn quotes its
  * problems.
  */
-export function planAnswerSchema(context: LoopContext) {
+export function planAnswerSchema(context: PhaseContext) {
   const known = new Set(context.tools.names());
   return planSchema.omit({ version: true }).superRefine((plan, issues) => {
     plan.allowed_tools.forEach((name, index) => {
@@ -76,7 +76,7 @@ export function planAnswerSchema(context: LoopContext) {
  * `plan_invalid`. The plan is written as `plan/NNNN.json` and `plan/current.json`, signed, and announced with
  * `plan.proposed`.
  */
-export async function planPhase(context: LoopContext): Promise<SignedPlan> {
+export async function planPhase(context: PhaseContext): Promise<SignedPlan> {
   const answer = await context.agentStep('plan', {
     phase: 'plan',
     input: planAsk(context),
@@ -97,7 +97,7 @@ export async function planPhase(context: LoopContext): Promise<SignedPlan> {
  * resumed run finds the invalid attempts in the journal again and reads the draft instead: a valid draft is signed
  * and goes to approval like any plan; an invalid one stops the run again, naming what is still wrong.
  */
-async function planFromDraft(context: LoopContext, lastAttempt: string, problems: string[]): Promise<SignedPlan> {
+async function planFromDraft(context: PhaseContext, lastAttempt: string, problems: string[]): Promise<SignedPlan> {
   const { session, paths } = context;
   const shown = relativeToRoot(paths, paths.planDraft);
   const draft = await session.files.readText(paths.planDraft);
@@ -126,7 +126,7 @@ async function planFromDraft(context: LoopContext, lastAttempt: string, problems
  * written and acted on is the scrubbed one.
  */
 export async function writePlan(
-  context: LoopContext,
+  context: PhaseContext,
   proposed: Plan,
   origin: string,
   previous?: Plan,
@@ -174,7 +174,7 @@ export async function writePlan(
 /** Parses and validates a plan from the model's answer (`planAnswerSchema`) and gives it its version. */
 export function parsePlan(
   text: string,
-  context: LoopContext,
+  context: PhaseContext,
 ): { ok: true; plan: Plan } | { ok: false; problems: string[] } {
   const parsed = parseStructuredAnswer(planAnswerSchema(context), text);
   return parsed.success

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseStructuredAnswer } from '../../agent/structured-output.ts';
 import type { AcceptanceCheck, Plan } from '../contracts/plan.ts';
 import { VERIFY_VERSION, type VerifyReport } from '../contracts/verify-report.ts';
-import { type LoopContext, relativeToRoot } from '../loop.ts';
+import { type PhaseContext, relativeToRoot } from '../loop.ts';
 import { runDeliverables } from '../deliverables.ts';
 import { appendNote, verifyNote, writeTodo } from '../progress-files.ts';
 import type { SignedPlan } from './plan.ts';
@@ -15,7 +15,7 @@ import { type CheckResult, runFileCheck } from './verify-checks.ts';
  * reserve of the budgets is available here.
  */
 export async function verifyPhase(
-  context: LoopContext,
+  context: PhaseContext,
   { signed, attempt }: { signed: SignedPlan; attempt: number },
 ): Promise<VerifyReport> {
   const { session, paths } = context;
@@ -148,7 +148,7 @@ function parseJudgement(text: string, plan: Plan): Judgement {
   return Object.assign(judged, { missing: 'no judgement was given' });
 }
 
-async function runCheck(context: LoopContext, check: AcceptanceCheck): Promise<CheckResult> {
+async function runCheck(context: PhaseContext, check: AcceptanceCheck): Promise<CheckResult> {
   if (check.type === 'test_runner') {
     const tool = context.tools.get('test_runner');
     if (!tool) return { passed: false, evidence: 'no test_runner tool is configured', artifacts: [] };
