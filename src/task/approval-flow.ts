@@ -14,6 +14,11 @@ export type ApprovalAsk =
       toolCallId: string;
       planSig: string | null;
       rationale: string;
+      /**
+       * Asks whether to run again a call journaled without its result. It never reuses the decision that let the
+       * call run the first time: that decision covered one run, not a second one.
+       */
+      uncertain?: boolean;
     };
 
 /**
@@ -24,7 +29,10 @@ export type ApprovalAsk =
  * next commit.
  */
 export async function askApproval(session: Session, step: string, ask: ApprovalAsk): Promise<ApprovalOutcome> {
-  const key = `${step}:${ask.type === 'plan' ? ask.planSig : ask.argsDigest}`;
+  const key =
+    ask.type === 'plan'
+      ? `${step}:${ask.planSig}`
+      : `${step}:${ask.argsDigest}${ask.uncertain ? `:uncertain:${ask.toolCallId}` : ''}`;
   const earlier = session.fold.approvals.get(key);
   const journaled = earlier === undefined ? undefined : session.fold.decisions.get(earlier);
   // Decided before a crash: the journal's record stands, whatever the decision file says now. An expired request

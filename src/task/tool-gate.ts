@@ -180,6 +180,7 @@ async function recover(
     toolCallId: call.toolCallId,
     planSig: gate.planSig,
     rationale: 'uncertain_after_crash',
+    uncertain: true,
   });
   if (outcome.decision === 'approved') return undefined;
   return block(session, gate, call, `not re-run after a crash: ${outcome.decision} by ${outcome.decidedBy}`);

@@ -243,13 +243,23 @@ describe('resume after SIGKILL', () => {
     }
   }, 120_000);
 
-  it.each(['denied', 'approved'] as const)(
-    'asks before re-running a write that was in flight at the kill, and follows the decision (%s)',
-    async (decision) => {
+  it.each([
+    ['denied', false],
+    ['approved', false],
+    // A call that needed an approval before it first ran: that approval does not cover a second run.
+    ['denied', true],
+    ['approved', true],
+  ] as const)(
+    'asks before re-running a write that was in flight at the kill, and follows the decision (%s; approved before: %s)',
+    async (decision, approvedBefore) => {
       const root = await makeTaskFolder();
       const proc = spawn(process.execPath, [child, root, 'start', '0'], {
         stdio: 'ignore',
-        env: { ...process.env, GOVERNED_CHILD_HANG: 'write_artifact' },
+        env: {
+          ...process.env,
+          GOVERNED_CHILD_HANG: 'write_artifact',
+          ...(approvedBefore ? { GOVERNED_CHILD_REQUIRE: 'write_artifact' } : {}),
+        },
       });
       const exited = new Promise((resolve) => proc.once('exit', resolve));
       while (!(await stat(join(root, 'tool-started')).catch(() => undefined))) {
@@ -296,9 +306,10 @@ describe('resume after SIGKILL', () => {
       if (decision === 'denied') {
         expect(ofCall.map((frame) => frame.type)).toEqual(['tool.call', 'tool.blocked']);
         expect(ofCall[1]?.message).toContain('not re-run after a crash: denied by ana');
-        // Not run in the crashed step: the one write is the refinement's own call, after Verify failed.
+        // Not run in the crashed step: the one write is the refinement's own call, after Verify failed (which the
+        // same reviewer denies too when every write needs approval).
         expect(after.filter((frame) => frame.type === 'tool.result' && frame.step === inFlight?.step)).toEqual([]);
-        expect(calls).toEqual(['write_artifact:summary.md']);
+        expect(calls).toEqual(approvedBefore ? [] : ['write_artifact:summary.md']);
       } else {
         // Approved: journaled again, then run once.
         expect(ofCall.map((frame) => frame.type)).toEqual(['tool.call', 'tool.call', 'tool.result']);
