@@ -33,15 +33,18 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  endQuietlyOnClosedPipe();
+  const closed = onClosedPipe(RUNNING_COMMANDS.has(argv[0] ?? ''));
   let code: number = EXIT.ok;
   const out: Output = {
-    write: (text) => void process.stdout.write(text),
+    write: (text) => void (closed.stdout || process.stdout.write(text)),
     isTTY: process.stdout.isTTY === true,
     colors: process.stdout.isTTY === true && process.stdout.hasColors(),
     columns: process.stdout.columns,
   };
-  const err: Output = { write: (text) => void process.stderr.write(text), isTTY: process.stderr.isTTY === true };
+  const err: Output = {
+    write: (text) => void (closed.stderr || process.stderr.write(text)),
+    isTTY: process.stderr.isTTY === true,
+  };
   const program = buildProgram(out, err, (exit) => {
     code = exit;
   });
@@ -55,12 +58,23 @@ export async function main(argv: readonly string[]): Promise<number> {
   return code;
 }
 
+// Commands that drive a run: a closed pipe must not abandon it.
+const RUNNING_COMMANDS = new Set(['run', 'resume']);
+
 // `agency tail R | head -1`: once the reader is gone, there is nobody to tell; end at once, without a stack trace.
-function endQuietlyOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
+// `agency run … | head -1` is different: the run goes on to its end (the journal has every event), its output is
+// dropped, and the exit code is the run's.
+function onClosedPipe(keepRunning: boolean): { stdout: boolean; stderr: boolean } {
+  const closed = { stdout: false, stderr: false };
+  for (const [name, stream] of [
+    ['stdout', process.stdout],
+    ['stderr', process.stderr],
+  ] as const) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(EXIT.ok);
-      throw error;
+      if (error.code !== 'EPIPE') throw error;
+      if (!keepRunning) process.exit(EXIT.ok);
+      closed[name] = true;
     });
   }
+  return closed;
 }

@@ -94,7 +94,7 @@ export function checkChainPriced({
     'invalid_config',
     `The cost budget (maxCostUsd $${maxCostUsd}) cannot be enforced: no price is known for ${named}. ` +
       'Give every model in the chain a price, in US dollars per million input/output tokens:\n' +
-      `  agency run: --price ${id}=<input>/<output>, e.g. --price ${id}=0.15/0.6\n` +
+      `  agency run or resume: --price ${id}=<input>/<output>, e.g. --price ${id}=0.15/0.6\n` +
       `  createRunner: catalog: extendCatalog({ '${id}': { price: { input: 0.15, output: 0.6 } } })\n` +
       'or run without a cost budget. See docs/runner.md, "Budgets and stop reasons".',
     { details: { unpriced: unpriced.map(({ name, modelId }) => ({ name, modelId })), maxCostUsd } },

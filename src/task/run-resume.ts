@@ -25,7 +25,7 @@ import {
 } from './run-core.ts';
 import type { Session } from './session.ts';
 import type { StateStore } from './state-store.ts';
-import { type Budgets, toBudgetLimits } from './task-spec.ts';
+import { BUDGET_FIELDS, type Budgets, toBudgetLimits } from './task-spec.ts';
 
 /** Options for `runner.resume`. */
 export type ResumeOptions = {
@@ -159,10 +159,16 @@ async function removeStopFile(files: TaskFiles, paths: TaskPaths): Promise<boole
   return true;
 }
 
+// Only the budgets the caller gave, and only those that change a limit: a resume with none, or with the same
+// values, changes nothing and journals nothing.
 function withBudgets(spec: SpecFile, budgets: Budgets | undefined): SpecFile {
   if (budgets === undefined) return spec;
+  const limits = toBudgetLimits(budgets);
   const given = Object.fromEntries(
-    Object.entries(toBudgetLimits(budgets)).filter(([, value]) => value !== null),
+    (Object.keys(BUDGET_FIELDS) as Array<keyof Budgets>)
+      .filter((key) => budgets[key] !== undefined)
+      .map((key) => [BUDGET_FIELDS[key], limits[BUDGET_FIELDS[key]]] as const)
+      .filter(([field, value]) => value !== spec.budgets[field]),
   ) as Partial<SpecFile['budgets']>;
   if (Object.keys(given).length === 0) return spec;
   return { ...spec, budgets: { ...spec.budgets, ...given } };

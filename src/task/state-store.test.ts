@@ -76,7 +76,7 @@ describe('createFileStateStore', () => {
     const error = await readError(JSON.stringify(bad));
     expect(error.message).toContain('"budgets.limits.max_iterations" is invalid');
     expect(error.details).toMatchObject({ field: '"budgets.limits.max_iterations"' });
-    expect(error.message).toContain('restore it from the journal with `agency resume`');
+    expect(error.message).toContain('`agency resume` rebuilds it from there');
   });
 
   it('refuses to write a state it could not read back', async () => {

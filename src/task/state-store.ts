@@ -24,7 +24,7 @@ export type FileStateStoreOptions = {
   fs?: DurableFs;
 };
 
-const RESTORE_HINT = 'restore it from the journal with `agency resume`, or move it aside to start the run over';
+const RESTORE_HINT = 'the journal holds the run: `agency resume` rebuilds it from there';
 
 /**
  * Keeps the state in `<progressDir>/state.json`, replaced atomically (temp file, rename) so a reader or a crash sees

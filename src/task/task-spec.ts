@@ -88,6 +88,17 @@ export function toSpecFile(
   };
 }
 
+/** The spec field each budget option sets. */
+export const BUDGET_FIELDS = {
+  maxWallClockMs: 'max_wall_clock_ms',
+  maxIterations: 'max_iterations',
+  maxConsecutiveToolIterations: 'max_consecutive_tool_iterations',
+  toolTimeoutMs: 'tool_timeout_ms',
+  maxTotalTokens: 'max_total_tokens',
+  maxCostUsd: 'max_cost_usd',
+  verifyReserve: 'verify_reserve',
+} as const satisfies Record<keyof Budgets, keyof BudgetLimits>;
+
 /** Budget limits as written to disk. */
 export function toBudgetLimits(budgets: Budgets): BudgetLimits {
   return {

@@ -1,7 +1,7 @@
 // The CLI in every state of a run: stop and Ctrl-C while it waits, status after a kill, a corrupt journal, a closed
 // pipe, and resume with raised budgets.
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agency, cli, waitForRequest } from '../support/cli.ts';
@@ -112,13 +112,86 @@ describe('agency tail into a closed pipe', () => {
   }, 60_000);
 });
 
+describe('damaged files: every fix an error suggests works', () => {
+  it.each([
+    ['missing', undefined],
+    ['not JSON', 'garbage'],
+  ] as const)(
+    'spec.json %s: resume, even without --model, rewrites it from the journal',
+    async (_, text) => {
+      const root = await makeTaskFolder();
+      expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-iterations', '2'])).code).toBe(3);
+      const spec = join(root, 'progress', 'spec.json');
+      if (text === undefined) await rm(spec);
+      else await writeFile(spec, text);
+      const resumed = await cli(['resume', root, '--max-iterations', '40']);
+      expect(resumed.stderr).toBe('');
+      expect(resumed.code).toBe(0);
+      expect(JSON.parse(await readFile(spec, 'utf8'))).toMatchObject({ budgets: { max_iterations: 40 } });
+    },
+    60_000,
+  );
+
+  it.each([
+    ['missing', undefined, 'is missing'],
+    ['not JSON', '{"version":', 'is unreadable'],
+  ] as const)(
+    'state.json %s: status tells the run from the journal, and its hint works',
+    async (_, text, why) => {
+      const root = await makeTaskFolder();
+      expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-iterations', '2'])).code).toBe(3);
+      const state = join(root, 'progress', 'state.json');
+      if (text === undefined) await rm(state);
+      else await writeFile(state, text);
+      const status = await cli(['status', root]);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toContain(`finished (budget.iterations), told from the journal: ${state} ${why}`);
+      expect(status.stdout).toContain(`Next:      agency resume ${root}`);
+      expect(JSON.parse((await cli(['status', root, '--json'])).stdout)).toMatchObject({
+        state: null,
+        journal: { finish_reason: 'budget.iterations' },
+        resumable: true,
+      });
+      expect((await cli(['resume', root, ...modelFlag(), '--max-iterations', '40'])).code).toBe(0);
+      expect((await cli(['status', root])).stdout).toMatch(/Status: +completed \(completed\)/);
+    },
+    60_000,
+  );
+});
+
+describe('a closed pipe never abandons a run', () => {
+  it('agency run … | head -1 prints one line, and the run goes on to its end with its own exit code', async () => {
+    const root = await makeTaskFolder();
+    const command = `"${process.execPath}" "${agency}" run "${root}" ${modelFlag().join(' ')} --approvals auto`;
+    const piped = spawn('bash', ['-c', `set -o pipefail; ${command} | head -1`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    piped.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    piped.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => piped.once('exit', resolve));
+    expect(stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(stderr).toBe('');
+    // pipefail: the pipeline's code is agency's, which is the completed run's.
+    expect(code).toBe(0);
+    const status = await cli(['status', root]);
+    expect(status.stdout).toContain('completed');
+  }, 60_000);
+});
+
 describe('agency resume with budget options', () => {
   it('raises the budget of a run stopped by it, and the journal says who did', async () => {
     const root = await makeTaskFolder();
     expect((await cli(['run', root, ...modelFlag(), '--approvals', 'auto', '--max-iterations', '2'])).code).toBe(3);
+    // Without a budget option, or with the same limit, nothing changes: it stops again, and nothing is journaled.
+    expect((await cli(['resume', root, ...modelFlag()])).code).toBe(3);
+    expect((await cli(['resume', root, ...modelFlag(), '--max-iterations', '2'])).code).toBe(3);
+    const before = await readFile(join(root, 'progress', 'events.ndjson'), 'utf8');
+    expect(before).not.toContain('"type":"budget.changed"');
     const resumed = await cli(['resume', root, ...modelFlag(), '--max-iterations', '40'], { USER: 'ana' });
     expect(resumed.code).toBe(0);
     const journal = await readFile(join(root, 'progress', 'events.ndjson'), 'utf8');
-    expect(journal).toMatch(/"type":"budget.changed".*"by":"ana"/);
+    const changes = journal.split('\n').filter((line) => line.includes('"type":"budget.changed"'));
+    expect(changes).toHaveLength(1);
+    expect(JSON.parse(changes[0]!)).toMatchObject({ message: 'Budgets changed by ana: max_iterations 2 → 40' });
   }, 60_000);
 });

@@ -126,10 +126,11 @@ describe('the other commands, and clear errors', () => {
     run.kill('SIGKILL');
     await exited;
     await writeFile(join(root, 'progress', 'state.json'), '{ broken');
-    // status names the file and the fix; the fix works: resume rebuilds the state from the journal.
+    // status tells the run from the journal and names the fix; the fix works: resume rebuilds the state.
     const status = await cli(['status', root]);
-    expect(status.code).toBe(2);
-    expect(status.stderr).toMatch(/state\.json: not valid JSON .*agency resume/);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/interrupted, told from the journal: .*state\.json is unreadable/);
+    expect(status.stdout).toContain(`Next:      agency resume ${root}`);
     const resumed = await cli(['resume', root, ...modelFlag(), '--approvals', 'auto']);
     expect(resumed.stdout).toContain('could not be read');
     expect(resumed.code).toBe(0);

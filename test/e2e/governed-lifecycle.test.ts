@@ -38,15 +38,23 @@ async function pendingRequest(root: string): Promise<string> {
 describe('a stopped run can be resumed to the end', () => {
   it('after a budget stop, with the budget raised on resume (journaled with who and when)', async () => {
     const root = await makeTaskFolder();
-    const first = await auto().doTask(root, { budgets: { maxIterations: 2 } });
+    const first = await auto().doTask(root, { budgets: { maxIterations: 2, verifyReserve: 0.2 } });
     expect(first.finishReason).toBe('budget.iterations');
-    // Without more budget it stops again at once.
+    // Without more budget (or with the same) it stops again at once, and no change is journaled.
     expect((await resumeToEnd(root)).finishReason).toBe('budget.iterations');
+    expect((await resumeToEnd(root, auto(), { budgets: { maxIterations: 2 } })).finishReason).toBe('budget.iterations');
+    expect((await frames(root)).some((frame) => frame.type === 'budget.changed')).toBe(false);
     const result = await resumeToEnd(root, auto(), { budgets: { maxIterations: 50 }, by: 'ana' });
     expect(result.finishReason).toBe('completed');
-    const change = (await frames(root)).find((frame) => frame.type === 'budget.changed');
-    expect(change?.data).toMatchObject({ by: 'ana', previous: { max_iterations: 2 }, limits: { max_iterations: 50 } });
-    expect(change?.message).toContain('max_iterations 2 → 50');
+    const changes = (await frames(root)).filter((frame) => frame.type === 'budget.changed');
+    expect(changes).toHaveLength(1);
+    // Only the budget given changes: the Verify reserve the run started with stays.
+    expect(changes[0]?.data).toMatchObject({
+      by: 'ana',
+      previous: { max_iterations: 2, verify_reserve: 0.2 },
+      limits: { max_iterations: 50, verify_reserve: 0.2 },
+    });
+    expect(changes[0]?.message).toBe('Budgets changed by ana: max_iterations 2 → 50');
     expect(JSON.parse(await readFile(join(root, 'progress', 'spec.json'), 'utf8')).budgets.max_iterations).toBe(50);
   });
 
@@ -111,8 +119,15 @@ describe('a stopped run can be resumed to the end', () => {
     const draft = join(root, 'progress', 'plan', 'draft.json');
     expect(JSON.parse(await readFile(draft, 'utf8'))).toMatchObject({ goal: 'half a plan' });
     // Resuming before the fix says what is still wrong; after it, the run goes on.
-    expect((await resumeToEnd(root, auto(broken))).error?.message).toMatch(/draft\.json is not a valid plan yet/);
-    await writeFile(draft, JSON.stringify({ ...FIXTURE_PLAN, goal: 'Summarise task/input.txt (fixed)' }));
+    const early = await resumeToEnd(root, auto(broken));
+    expect(early.error?.message).toMatch(/draft\.json is not a valid plan yet/);
+    expect(early.error?.message).toContain('progress/plan/draft.json');
+    expect(early.error?.message).not.toContain('(answer)');
+    // Written like every other plan file, with its "version".
+    await writeFile(
+      draft,
+      JSON.stringify({ version: 'plan.v1', ...FIXTURE_PLAN, goal: 'Summarise task/input.txt (fixed)' }),
+    );
     const result = await resumeToEnd(root, auto(broken));
     expect(result.finishReason).toBe('completed');
     const proposed = (await frames(root)).find((frame) => frame.type === 'plan.proposed');

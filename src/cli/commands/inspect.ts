@@ -2,10 +2,11 @@ import { decide } from '../../task/approvals/decide.ts';
 import { createFileBroker } from '../../task/approvals/file-broker.ts';
 import { followJournal } from '../../task/journal/follow-journal.ts';
 import { readJournal } from '../../task/journal/read-journal.ts';
-import { checkTaskFolder, scaffoldTask } from '../../task/layout.ts';
+import { checkTaskFolder, scaffoldTask, taskPaths } from '../../task/layout.ts';
 import { lockHolder, lockOwner } from '../../task/lock.ts';
 import { AgencyError } from '../../core/errors.ts';
-import { FINAL_STOP_REASONS, type StateFile } from '../../task/contracts/state.ts';
+import type { EventFrame } from '../../task/contracts/events.ts';
+import { FINAL_STOP_REASONS, type StateFile, type StopReason } from '../../task/contracts/state.ts';
 import { describeChanges } from '../../task/phases/plan-changes.ts';
 import { createFileStateStore } from '../../task/state-store.ts';
 import { createTaskFiles } from '../../task/fs/task-files.ts';
@@ -49,10 +50,21 @@ export async function tailCommand(
 export async function statusCommand(root: string, options: { json?: boolean }, out: Output): Promise<number> {
   const paths = await checkTaskFolder(root);
   // The journal is read first: a corrupt line is reported here as `tail` and `resume` report it.
-  await readJournal(paths.events).catch((error: unknown) => {
+  const journal = await readJournal(paths.events).catch((error: unknown) => {
     if (!AgencyError.hasCode(error, 'path_not_found')) throw error;
+    return undefined;
   });
-  const state = await createFileStateStore(paths.progress).read();
+  const frames = journal?.frames ?? [];
+  let state: StateFile | undefined;
+  try {
+    state = await createFileStateStore(paths.progress).read();
+  } catch (error) {
+    // The journal is the run's record and state.json a checkpoint derived from it: with a journal, a damaged
+    // checkpoint is reported, not fatal.
+    if (frames.length === 0 || !AgencyError.hasCode(error, 'state_corrupt')) throw error;
+    return journalStatus(frames, root, 'is unreadable', options, out);
+  }
+  if (!state && frames.length > 0) return journalStatus(frames, root, 'is missing', options, out);
   if (!state) {
     out.write(
       options.json ? '{"state":null}\n' : `${root}: not started. Run it with: agency run ${root} --model <spec>\n`,
@@ -89,6 +101,48 @@ export async function statusCommand(root: string, options: { json?: boolean }, o
     ].join('\n'),
   );
   return EXIT.ok;
+}
+
+// Status told from the journal alone, when state.json is missing or unreadable: the last finish frame, if any, says
+// how the run ended; resume rebuilds state.json from the journal.
+async function journalStatus(
+  frames: readonly EventFrame[],
+  root: string,
+  why: string,
+  options: { json?: boolean },
+  out: Output,
+): Promise<number> {
+  const paths = taskPaths(root);
+  const finish = frames.findLast((frame) => frame.type === 'finish');
+  const reason = finish && typeof finish.data?.reason === 'string' ? (finish.data.reason as StopReason) : null;
+  const resumed = frames.findLastIndex((frame) => frame.type === 'run.resumed');
+  const finished = reason !== null && frames.lastIndexOf(finish!) > resumed;
+  const owner = await lockOwner(paths.lock);
+  const final = finished && FINAL_STOP_REASONS.includes(reason);
+  const status = !finished ? (owner?.alive ? 'running' : 'interrupted') : `finished (${reason})`;
+  const next = final ? undefined : owner?.alive && !finished ? undefined : `agency resume ${root}`;
+  if (options.json) {
+    out.write(
+      `${JSON.stringify({ state: null, journal: { frames: frames.length, last_seq: frames.at(-1)?.seq ?? 0, finish_reason: finished ? reason : null }, running_pid: owner?.alive ? owner.pid : null, interrupted: !finished && !owner?.alive, resumable: next !== undefined })}\n`,
+    );
+    return EXIT.ok;
+  }
+  out.write(
+    [
+      `Task:      ${taskIdOf(frames)}`,
+      `Status:    ${status}, told from the journal: ${paths.state} ${why}`,
+      `Journal:   ${frames.length} frames, the last ${frames.at(-1)?.type} at ${frames.at(-1)?.ts}`,
+      next ? `Next:      ${next} (rebuilds state.json from the journal)` : `Next:      nothing: the run is final`,
+      '',
+    ].join('\n'),
+  );
+  return EXIT.ok;
+}
+
+function taskIdOf(frames: readonly EventFrame[]): string {
+  const spec = frames.find((frame) => frame.type === 'run.started')?.data?.spec;
+  const id = typeof spec === 'object' && spec !== null ? (spec as { task_id?: unknown }).task_id : undefined;
+  return typeof id === 'string' ? id : '?';
 }
 
 /** `agency approvals <root> [--json]`: pending approval requests. */
@@ -137,7 +191,7 @@ export async function stopCommand(root: string, out: Output): Promise<number> {
   await createTaskFiles(paths.root).write(paths.stop, `stop requested at ${new Date().toISOString()}\n`);
   const running = await lockHolder(paths.lock);
   out.write(
-    `Wrote ${paths.stop}: ${running ? `the run (pid ${running}) stops at its next step boundary` : 'no run is active; the next run or resume stops at once'}.\n`,
+    `Wrote ${paths.stop}: ${running ? `the run (pid ${running}) stops within a second, in any state` : 'no run is active; the next run or resume stops at once'}.\n`,
   );
   return EXIT.ok;
 }
@@ -170,8 +224,8 @@ function livenessOf(
     line: `${state.status}${reason ? ` (${reason})` : ''}`,
     interrupted: false,
     resumable,
-    ...(resumable
-      ? { hint: `agency resume ${root}${reason?.startsWith('budget.') ? ' --max-… to raise the budget' : ''}` }
-      : {}),
+    hint: resumable
+      ? `agency resume ${root}${reason?.startsWith('budget.') ? ' --max-… to raise the budget' : ''}`
+      : 'nothing: the run is final (to do the task again, start a new run in a new folder)',
   };
 }

@@ -77,7 +77,7 @@ export function registerDecisionCommands(program: Command, wrap: WrapAction, out
 export function registerStopCommand(program: Command, wrap: WrapAction, out: Output): void {
   program
     .command('stop')
-    .description('Ask a run to stop at its next step boundary (writes progress/STOP)')
+    .description('Ask a run to stop within a second, in any state (writes progress/STOP)')
     .argument('<root>', 'the task folder')
     .action(wrap(async (root: string) => (await commands()).stopCommand(root, out)));
 }

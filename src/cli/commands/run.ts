@@ -6,6 +6,7 @@ import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModel } from '../../model/resolve-model.ts';
 import { createTaskFiles } from '../../task/fs/task-files.ts';
+import { readJournal } from '../../task/journal/read-journal.ts';
 import { type Budgets, readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
 import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
@@ -33,9 +34,11 @@ export type RunCommandOptions = {
   modelObject?: LanguageModelV4;
 } & OperatorFlags;
 
-// On resume, the run keeps the model it was started with unless --model overrides it.
+// On resume, the run keeps the model it was started with unless --model overrides it. The journal's run.started
+// frame holds the spec the run started with, so a spec.json lost or damaged since (which resume rewrites from the
+// journal) still names it; a run killed before its first frame has only spec.json.
 async function modelSpecFor(paths: TaskPaths, options: RunCommandOptions, mode: 'start' | 'resume'): Promise<string> {
-  const specModel = mode === 'resume' ? (await readSpecFile(createTaskFiles(paths.root), paths.spec)).model : undefined;
+  const specModel = mode === 'resume' && options.model === undefined ? await startedModel(paths) : undefined;
   const modelSpec = options.model ?? specModel ?? undefined;
   if (!modelSpec) {
     throw Object.assign(new Error('No model: pass --model, e.g. --model openai:gpt-4o, or --model replay:<cassette>'), {
@@ -43,6 +46,14 @@ async function modelSpecFor(paths: TaskPaths, options: RunCommandOptions, mode: 
     });
   }
   return modelSpec;
+}
+
+async function startedModel(paths: TaskPaths): Promise<string | undefined> {
+  const journal = await readJournal(paths.events).catch(() => undefined);
+  const started = journal?.frames.find((frame) => frame.type === 'run.started')?.data?.spec;
+  const model = typeof started === 'object' && started !== null ? (started as { model?: unknown }).model : undefined;
+  if (typeof model === 'string') return model;
+  return (await readSpecFile(createTaskFiles(paths.root), paths.spec)).model ?? undefined;
 }
 
 // What the run may do: the operator's config and flags, narrowed (never widened) by task/agency.json.

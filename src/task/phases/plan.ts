@@ -102,7 +102,7 @@ async function planFromDraft(context: PhaseContext, lastAttempt: string, problem
   const shown = relativeToRoot(paths, paths.planDraft);
   const draft = await session.files.readText(paths.planDraft);
   if (draft !== undefined) {
-    const fixed = parsePlan(draft, context);
+    const fixed = parseDraft(draft, context, shown);
     if (fixed.ok) return writePlan(context, fixed.plan, `${shown} fixed by hand after the model's plan was invalid`);
     problems = fixed.problems;
   } else {
@@ -169,6 +169,23 @@ export async function writePlan(
       approval: verdict.approval,
     };
   });
+}
+
+// A draft fixed by hand may be written like every other plan file, with its "version"; problems name the file.
+function parseDraft(text: string, context: PhaseContext, shown: string): ReturnType<typeof parsePlan> {
+  const json = extractJson(text);
+  const withoutVersion =
+    typeof json === 'object' &&
+    json !== null &&
+    !Array.isArray(json) &&
+    'version' in json &&
+    json.version === PLAN_VERSION
+      ? JSON.stringify({ ...json, version: undefined })
+      : text;
+  const parsed = parsePlan(withoutVersion, context);
+  return parsed.ok
+    ? parsed
+    : { ok: false, problems: parsed.problems.map((problem) => problem.replace('(answer)', shown)) };
 }
 
 /** Parses and validates a plan from the model's answer (`planAnswerSchema`) and gives it its version. */
