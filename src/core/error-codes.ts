@@ -96,6 +96,15 @@ export const ERROR_CODES = {
     summary: 'A SQL statement was refused: literals instead of parameters, several statements, or a write.',
   },
   schema_invalid: { retryable: false, summary: 'A JSON Schema cannot be compiled.' },
+
+  // Serving tasks (additions)
+  task_not_found: { retryable: false, summary: 'No task has that id.' },
+  task_active: { retryable: true, summary: 'The task is queued or running; wait for it, or stop it first.' },
+  task_finished: { retryable: false, summary: 'The task finished for good; start a new one.' },
+  task_state_conflict: { retryable: false, summary: 'The task is not in a state that allows this.' },
+  payload_too_large: { retryable: false, summary: 'A request body, upload or file is over its size limit.' },
+  unauthorized: { retryable: false, summary: 'The request carries no valid credentials.' },
+  forbidden: { retryable: false, summary: 'The request is not allowed from where it came.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

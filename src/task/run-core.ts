@@ -1,6 +1,6 @@
 import { AgencyError } from '../core/errors.ts';
 import { checkChainPriced } from '../model/chain-prices.ts';
-import type { IdGenerator } from '../core/ids.ts';
+import { type IdGenerator, isId } from '../core/ids.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import { createFileBroker } from './approvals/file-broker.ts';
@@ -61,7 +61,10 @@ export async function startRun(
   root: string,
   spec: TaskSpec,
   signal: AbortSignal | undefined,
+  taskId?: string,
 ): Promise<TaskHandle> {
+  if (taskId !== undefined && !isId(taskId, 'task'))
+    throw new AgencyError('invalid_argument', `taskId ${JSON.stringify(taskId)} must be a task id (task_ and a ULID)`);
   const paths = await checkTaskFolder(root);
   checkBudgetPriced(core.options, spec.model, spec.budgets?.maxCostUsd);
   const files = taskFilesFor(core, paths);
@@ -78,7 +81,7 @@ export async function startRun(
     const specFile = core.redactor.redact(
       toSpecFile(
         { ...spec, ...(model ? { model } : {}) },
-        { taskId: core.newId('task'), goal: goalFromBrief(brief), now: core.now() },
+        { taskId: taskId ?? core.newId('task'), goal: goalFromBrief(brief), now: core.now() },
       ),
     );
     await files.write(paths.spec, specText(specFile));

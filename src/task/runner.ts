@@ -41,8 +41,11 @@ export type RunStatus = {
 export type Runner = {
   /** Starts a task and runs it to the end. */
   doTask(root: string, spec?: TaskSpec, options?: { view?: ResultView; signal?: AbortSignal }): Promise<DoTaskResult>;
-  /** Prepares a run: checks the folder, takes the lock, writes `spec.json` and the first state. */
-  startTask(root: string, spec?: TaskSpec, options?: { signal?: AbortSignal }): Promise<TaskHandle>;
+  /**
+   * Prepares a run: checks the folder, takes the lock, writes `spec.json` and the first state. `taskId` gives the
+   * run an id its caller already handed out (a server names the task folder after it). @default a new `task_` id
+   */
+  startTask(root: string, spec?: TaskSpec, options?: { signal?: AbortSignal; taskId?: string }): Promise<TaskHandle>;
   /**
    * Runs a started or resumed task to the end. The run is then released: the runner keeps nothing of it, and the
    * folder is the record (`resume` reopens it).
@@ -97,7 +100,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       const handle = await this.startTask(root, spec, signal ? { signal } : {});
       return this.run(handle, { view });
     },
-    startTask: (root, spec = {}, { signal } = {}) => startRun(core, root, spec, signal),
+    startTask: (root, spec = {}, { signal, taskId } = {}) => startRun(core, root, spec, signal, taskId),
     run: async (handle, { view = 'summary' } = {}) => {
       const outcome = await executeRun(core, handle);
       if (!outcome.done) throw new AgencyError('internal', 'run() paused unexpectedly');
