@@ -91,9 +91,6 @@ export const startTaskRequestSchema = z
   })
   .strict();
 
-/** `POST /agent/tasks/do/async` → 202. */
-export const startedTaskSchema = z.object({ task_id: taskIdSchema, status: z.enum(TASK_STATUSES) }).strict();
-
 /** One row of the task list. */
 export const taskSummarySchema = z
   .object({

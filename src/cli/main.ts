@@ -7,6 +7,7 @@ import {
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
+import { registerServeCommand } from './commands/register-serve-command.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Output } from './render.ts';
 
@@ -28,6 +29,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerInspectCommands(program, wrap, out);
   registerDecisionCommands(program, wrap, out);
   registerStopCommand(program, wrap, out);
+  registerServeCommand(program, wrap, out);
   return program;
 }
 

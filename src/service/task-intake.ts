@@ -34,7 +34,9 @@ export function checkUploadName(name: string, field: string): void {
     );
   }
   if (RESERVED.has(name)) {
-    throw new AgencyError('invalid_argument', `${field}: "${name}" is set by the task's brief; upload other files`, { details: { field } });
+    throw new AgencyError('invalid_argument', `${field}: "${name}" is set by the task's brief; upload other files`, {
+      details: { field },
+    });
   }
 }
 
@@ -42,7 +44,9 @@ export function checkUploadName(name: string, field: string): void {
 export function inlineFiles(request: StartTaskRequest, limits: IntakeLimits): IncomingFile[] {
   const files = request.files ?? [];
   if (files.length > limits.files)
-    throw new AgencyError('invalid_argument', `files: at most ${limits.files} files per task`, { details: { field: 'files' } });
+    throw new AgencyError('invalid_argument', `files: at most ${limits.files} files per task`, {
+      details: { field: 'files' },
+    });
   const seen = new Set<string>();
   return files.map((file, index) => {
     const field = `files.${index}.name`;

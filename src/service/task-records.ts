@@ -11,6 +11,7 @@ import { goalFromBrief, parseContractFile } from '../task/task-spec.ts';
 import { taskPaths, type TaskPaths } from '../task/layout.ts';
 import { lockOwner } from '../task/lock.ts';
 import { join } from 'node:path';
+import { toBudgets } from '../api/budgets.ts';
 
 /** The version tag of `request.json`. */
 export const TASK_REQUEST_VERSION = 'agency.task-request.v1';
@@ -53,7 +54,9 @@ export async function writeTaskRequest(root: string, record: TaskRequest): Promi
 /** Reads a task's request record, or undefined for a task started elsewhere (the CLI). */
 export async function readTaskRequest(files: TaskFiles, root: string): Promise<TaskRequest | undefined> {
   const text = await files.readText(requestFile(root));
-  return text === undefined ? undefined : parseContractFile(requestFile(root), text, taskRequestSchema, 'state_corrupt');
+  return text === undefined
+    ? undefined
+    : parseContractFile(requestFile(root), text, taskRequestSchema, 'state_corrupt');
 }
 
 /** What the service knows of a task besides its folder: whether it waits for a slot, runs here, or retries. */
@@ -156,17 +159,7 @@ export function taskSpecOf(request: StartTaskRequest, model: string) {
     model,
     ...(request.goal ? { goal: request.goal } : {}),
     ...(request.loop ? { loop: request.loop } : {}),
-    budgets: {
-      ...(budgets.max_wall_clock_ms ? { maxWallClockMs: budgets.max_wall_clock_ms } : {}),
-      ...(budgets.max_iterations ? { maxIterations: budgets.max_iterations } : {}),
-      ...(budgets.max_consecutive_tool_iterations
-        ? { maxConsecutiveToolIterations: budgets.max_consecutive_tool_iterations }
-        : {}),
-      ...(budgets.tool_timeout_ms ? { toolTimeoutMs: budgets.tool_timeout_ms } : {}),
-      ...(budgets.max_total_tokens ? { maxTotalTokens: budgets.max_total_tokens } : {}),
-      ...(budgets.max_cost_usd ? { maxCostUsd: budgets.max_cost_usd } : {}),
-      ...(budgets.verify_reserve !== undefined ? { verifyReserve: budgets.verify_reserve } : {}),
-    },
+    budgets: toBudgets(budgets),
     approvals: {
       mode: approvals.mode ?? 'file',
       ...(approvals.require_tools ? { requireTools: approvals.require_tools } : {}),

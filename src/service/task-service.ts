@@ -26,7 +26,7 @@ import { writeFileAtomic } from '../task/fs/atomic-write.ts';
 import type { AgencyRoot } from './agency-root.ts';
 import { decideRequest, holdsRequest, inboxItemsOf } from './approval-inbox.ts';
 import { openDeliverable, type OpenedDeliverable } from './deliverable-file.ts';
-import { createRunQueue, type QueuedRun } from './run-queue.ts';
+import { createRunQueue } from './run-queue.ts';
 import { type ServiceLogger, silentLogger } from './service-logger.ts';
 import {
   checkUploadName,
@@ -103,7 +103,12 @@ export type TaskService = {
   inbox(): Promise<InboxItem[]>;
   decide(requestId: string, body: DecisionRequest, by: Principal): Promise<ApprovalDecision>;
   /** Models, approval modes and limits, for clients to show. */
-  readonly settings: { models: readonly string[]; approvalModes: ReadonlyArray<'file' | 'auto'>; maxConcurrentRuns: number; limits: IntakeLimits };
+  readonly settings: {
+    models: readonly string[];
+    approvalModes: ReadonlyArray<'file' | 'auto'>;
+    maxConcurrentRuns: number;
+    limits: IntakeLimits;
+  };
   /** Subscribes to every journaled frame of the runs of this service. */
   onFrame(listener: (frame: EventFrame, taskId: string) => void): () => void;
   /** Stops every run at its next boundary, remembering them so the next `open` resumes them, and waits. */
@@ -142,7 +147,10 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
       const record = await readTaskRecord(run.root, run.id);
       if (!record.request) return;
       const failure = AgencyError.from(error);
-      await writeTaskRequest(run.root, { ...record.request, start_error: { code: failure.code, message: failure.message } });
+      await writeTaskRequest(run.root, {
+        ...record.request,
+        start_error: { code: failure.code, message: failure.message },
+      });
     },
   });
 
@@ -192,7 +200,7 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
 
   const enqueueStart = (id: string, record: TaskRecord) => {
     const request = record.request!;
-    queue.enqueue({ kind: 'start', id, root: record.paths.root, spec: request.spec as never });
+    queue.enqueue({ kind: 'start', id, root: record.paths.root, spec: request.spec });
   };
 
   const service: TaskService = {
@@ -243,9 +251,13 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
 
     async list({ filter = [], cursor, limit = 20 } = {}) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-        throw new AgencyError('invalid_argument', 'limit: must be an integer from 1 to 100', { details: { field: 'limit' } });
+        throw new AgencyError('invalid_argument', 'limit: must be an integer from 1 to 100', {
+          details: { field: 'limit' },
+        });
       if (cursor !== undefined && !isId(cursor, 'task'))
-        throw new AgencyError('invalid_argument', 'cursor: not a cursor this server gave', { details: { field: 'cursor' } });
+        throw new AgencyError('invalid_argument', 'cursor: not a cursor this server gave', {
+          details: { field: 'cursor' },
+        });
       const ids = (await readdir(root.tasks).catch((): string[] => []))
         .filter((name) => isId(name, 'task') && (cursor === undefined || name < cursor))
         .sort()
@@ -287,7 +299,8 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
     async stop(id, reason, by) {
       const record = await recordOf(id);
       if (queue.dequeue(id)) {
-        if (record.request && !record.spec) await writeTaskRequest(record.paths.root, { ...record.request, hold: true });
+        if (record.request && !record.spec)
+          await writeTaskRequest(record.paths.root, { ...record.request, hold: true });
         logger.info({ task_id: id, by: by.name }, 'queued run taken out of the queue');
         return action(id, await readTaskRecord(record.paths.root, id), 'Taken out of the queue before it ran');
       }
@@ -297,7 +310,10 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
       }
       if (record.owner?.alive) {
         // Run by another process (the CLI): the STOP file reaches it.
-        await record.files.write(record.paths.stop, `stop requested by ${by.name} at ${new Date(now()).toISOString()}\n`);
+        await record.files.write(
+          record.paths.stop,
+          `stop requested by ${by.name} at ${new Date(now()).toISOString()}\n`,
+        );
         return action(id, record, 'Asked the process running it to stop (progress/STOP)');
       }
       throw new AgencyError('task_state_conflict', `Task ${id} is not running (${statusOf(record, liveOf(id))})`, {
@@ -308,6 +324,15 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
     async resume(id, budgets, by) {
       const record = await recordOf(id);
       const status = statusOf(record, liveOf(id));
+      const reason = record.state?.finish_reason ?? null;
+      if (reason !== null && FINAL_STOP_REASONS.includes(reason))
+        throw new AgencyError(
+          'task_finished',
+          `Task ${id} finished for good (${reason}): start a new task to do it again`,
+          {
+            details: { task_id: id, finish_reason: reason },
+          },
+        );
       if (status === 'queued' || queue.isLive(id) || record.owner?.alive)
         throw new AgencyError('task_active', `Task ${id} is ${status}; nothing to resume`, {
           details: { task_id: id, status },
@@ -315,11 +340,6 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
       if (!record.spec)
         throw new AgencyError('task_state_conflict', `Task ${id} never started: start it instead`, {
           details: { task_id: id, status },
-        });
-      const reason = record.state?.finish_reason ?? null;
-      if (reason !== null && FINAL_STOP_REASONS.includes(reason) && status !== 'interrupted')
-        throw new AgencyError('task_finished', `Task ${id} finished for good (${reason}): start a new task to do it again`, {
-          details: { task_id: id, finish_reason: reason },
         });
       queue.enqueue({ kind: 'resume', id, root: record.paths.root, ...(budgets ? { budgets } : {}), by: by.name });
       return action(id, record, 'Resuming');
@@ -345,7 +365,10 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
           throw new AgencyError('payload_too_large', `${file.name}: over the ${limits.fileBytes}-byte limit per file`, {
             details: { field: `files.${index}`, limit: limits.fileBytes },
           });
-        written.push({ name: file.name, size: await writeTaskFile(record.paths.root, file.name, file.data, limits.fileBytes) });
+        written.push({
+          name: file.name,
+          size: await writeTaskFile(record.paths.root, file.name, file.data, limits.fileBytes),
+        });
       }
       return { task_id: id, files: written };
     },
@@ -365,17 +388,26 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
 
     async decide(requestId, body, by) {
       if (!isId(requestId, 'req'))
-        throw new AgencyError('invalid_argument', `"${String(requestId).slice(0, 80)}" is not a request id (req_ and a ULID)`, {
-          details: { field: 'id' },
-        });
-      const ids = body.task_id ? [body.task_id] : (await readdir(root.tasks).catch((): string[] => [])).filter((name) => isId(name, 'task'));
+        throw new AgencyError(
+          'invalid_argument',
+          `"${String(requestId).slice(0, 80)}" is not a request id (req_ and a ULID)`,
+          {
+            details: { field: 'id' },
+          },
+        );
+      const ids = body.task_id
+        ? [body.task_id]
+        : (await readdir(root.tasks).catch((): string[] => [])).filter((name) => isId(name, 'task'));
       for (const id of ids) {
         const record = await readTaskRecord(rootOf(id), id);
         if (!(await holdsRequest(record, requestId))) continue;
         const pending = (await inboxItemsOf(record, '', now())).find((item) => item.request.id === requestId);
         const entry = pending?.request ?? (await decidedRequest(record, requestId));
         const decision = await decideRequest(record, entry, body, by.name, now());
-        logger.info({ task_id: id, request_id: requestId, decision: decision.decision, by: by.name }, 'decision recorded');
+        logger.info(
+          { task_id: id, request_id: requestId, decision: decision.decision, by: by.name },
+          'decision recorded',
+        );
         return decision;
       }
       throw new AgencyError(
@@ -403,10 +435,10 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
   // Tasks queued before a restart queue again; runs that were in flight resume.
   async function reopen(resume: boolean): Promise<void> {
     const file = join(root.server, IN_FLIGHT);
-    const stoppedByClose = new Set<string>(
-      JSON.parse(await readFile(file, 'utf8').catch(() => '[]')) as string[],
-    );
-    for (const id of (await readdir(root.tasks).catch((): string[] => [])).filter((name) => isId(name, 'task')).sort()) {
+    const stoppedByClose = new Set<string>(JSON.parse(await readFile(file, 'utf8').catch(() => '[]')) as string[]);
+    for (const id of (await readdir(root.tasks).catch((): string[] => []))
+      .filter((name) => isId(name, 'task'))
+      .sort()) {
       const record = await readTaskRecord(join(root.tasks, id), id).catch(() => undefined);
       if (!record) continue;
       if (record.request && !record.spec && !record.request.hold && !record.request.start_error) {
@@ -427,7 +459,9 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
 async function decidedRequest(record: TaskRecord, requestId: string) {
   const entry = await createFileBroker(record.paths.progress, { mode: 'file' }).get(requestId);
   if (!entry.request)
-    throw new AgencyError('approval_not_found', `Request ${requestId} cannot be read`, { details: { request_id: requestId } });
+    throw new AgencyError('approval_not_found', `Request ${requestId} cannot be read`, {
+      details: { request_id: requestId },
+    });
   return entry.request;
 }
 
@@ -466,4 +500,3 @@ async function* followUntilEnd(
     controller.abort();
   }
 }
-

@@ -55,7 +55,11 @@ export async function detailOf(record: TaskRecord, live: LiveView): Promise<Task
 export function plansOf(frames: readonly EventFrame[], approvedSig: string | null): PlanVersion[] {
   const approved = new Set<string>(approvedSig ? [approvedSig] : []);
   for (const frame of frames) {
-    if (frame.type === 'approval.decided' && frame.data?.decision === 'approved' && typeof frame.data.plan_sig === 'string')
+    if (
+      frame.type === 'approval.decided' &&
+      frame.data?.decision === 'approved' &&
+      typeof frame.data.plan_sig === 'string'
+    )
       approved.add(frame.data.plan_sig);
   }
   const plans: PlanVersion[] = [];

@@ -22,11 +22,12 @@ function positiveNumber(value: string): number {
 // `--price` values are collected as given and parsed just before `run` or `resume` acts, so that registering the
 // commands loads no price (or error and redaction) code. A bad one is refused exactly as commander refuses any bad
 // option value, with the same message and the help after it.
-function collect(value: string, previous: string[]): string[] {
+export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function parsePrices(command: Command): Promise<void> {
+/** Parses the `--price` values a command collected, refusing a bad one as commander refuses any bad value. */
+export async function parsePrices(command: Command): Promise<void> {
   const given = command.getOptionValue('price') as string[];
   if (given.length === 0) return;
   const { parsePriceOverride } = await import('../../core/price-override.ts');

@@ -1,0 +1,53 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { WrapAction } from '../command-action.ts';
+import type { Output } from '../render.ts';
+import { collect, parsePrices } from './register-run-commands.ts';
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65_535)
+    throw new InvalidArgumentError('must be a port number');
+  return number;
+}
+
+const repeat = (value: string, previous: string[] = []) => collect(value, previous);
+
+/** Registers `agency serve`. */
+export function registerServeCommand(program: Command, wrap: WrapAction, out: Output): void {
+  program
+    .command('serve')
+    .description('Serve the HTTP API, the dashboard and the approvals inbox over tasks under AGENCY_ROOT')
+    .option('--root <dir>', 'the data root (default: $AGENCY_ROOT, else ~/.agency)')
+    .option('--host <address>', 'the address to bind (default 127.0.0.1)')
+    .option('--port <n>', 'the port (default 7420; 0 picks a free one)', port)
+    .option('--model <spec>', 'the default model of new tasks (default: $AGENCY_MODEL)')
+    .option('--allow-model <spec>', 'another model clients may choose (repeatable)', repeat)
+    .option('--allow-auto-approvals', 'let clients start tasks with approvals in auto mode')
+    .option('--max-runs <n>', 'runs at once; more wait in a queue (default 4)', Number)
+    .option('--tls', 'serve HTTPS with a self-signed certificate kept under the data root')
+    .option('--regen-cert', 'replace that certificate first')
+    .option(
+      '--allowed-host <name>',
+      'another Host name the server answers to, e.g. behind a proxy (repeatable)',
+      repeat,
+    )
+    .option('--log-file <file>', 'where the JSON log goes (default: <root>/server/server.log)')
+    .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
+    .addOption(
+      new Option('--policy <name>', 'default, strict, or permissive (warned and journaled)').choices([
+        'default',
+        'strict',
+        'permissive',
+      ]),
+    )
+    .addOption(new Option('--sandbox <mode>', 'bwrap, or none (warned and journaled)').choices(['bwrap', 'none']))
+    .option('--allow-host <host>', 'a host the network tools may reach without approval (repeatable)', repeat)
+    .option(
+      '--price <model=in/out>',
+      'a model price in USD per million tokens: <model>=<input>/<output>[/<cached input>[/<cache write>]]; repeatable',
+      collect,
+      [],
+    )
+    .hook('preAction', (command) => parsePrices(command))
+    .action(wrap(async (options) => (await import('./serve.ts')).serveCommand(options, out)));
+}

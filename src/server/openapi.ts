@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { Route } from './route.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+};
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the same zod schemas the server validates with (JSON Schema
+ * 2020-12, which OpenAPI 3.1 uses as is). Every route is in it, with its parameters, body and responses.
+ */
+export function openApiDocument(routes: readonly Route[], version: string): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'agency',
+      version,
+      description:
+        'Governed AI agents over HTTP: start tasks, follow their journal live, approve plans and tool calls. ' +
+        'Every route but /auth/login needs `Authorization: Bearer <token>` or the session cookie /auth/login sets.',
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        session: { type: 'apiKey', in: 'cookie', name: 'agency_session' },
+      },
+    },
+    security: [{ bearer: [] }, { session: [] }],
+    paths,
+  };
+}
+
+function operation(route: Route): Record<string, unknown> {
+  const parameters = [...fields(route.params, 'path'), ...fields(route.query, 'query')];
+  const op: Record<string, unknown> = {
+    operationId: `${route.method}${route.path
+      .replace(/[{}]/g, '')
+      .replace(/\/(\w)/g, (_, c: string) => c.toUpperCase())
+      .replace(/\W/g, '')}`,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.auth === false ? { security: [] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses: Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [
+        status,
+        {
+          description: response.description,
+          ...(response.schema
+            ? {
+                content: {
+                  [response.contentType ?? 'application/json']: { schema: toSchema(response.schema, 'output') },
+                },
+              }
+            : response.contentType
+              ? { content: { [response.contentType]: {} } }
+              : {}),
+        },
+      ]),
+    ),
+  };
+  if (route.body?.contentType === 'application/json')
+    op.requestBody = {
+      required: false,
+      content: { 'application/json': { schema: toSchema(route.body.schema, 'input') } },
+    };
+  if (route.body?.contentType === 'multipart/form-data')
+    op.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } },
+          },
+        },
+      },
+    };
+  return op;
+}
+
+function fields(schema: z.ZodObject | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const json = toSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: property,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+  }));
+}
