@@ -167,3 +167,25 @@ describe('a governed task over HTTP', () => {
     expect((await again2.json()).error).toBe('already_completed');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists every route the app serves, with its parameters and responses', async () => {
+    fixture = await serverFixture();
+    const doc = await (await fixture.api('/openapi.json')).json();
+    expect(doc.openapi).toBe('3.1.0');
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+    const served = fixture.app.routes
+      .filter((route) => route.method !== 'ALL' && !['*', '/*', '/openapi.json'].includes(route.path))
+      .map((route) => `${route.method} ${route.path.replace(/:path\{\.\+\}/, '{path}').replace(/:(\w+)/g, '{$1}')}`);
+    expect([...new Set(served)].sort()).toEqual(documented);
+    const decision = doc.paths['/agent/approvals/{id}/decision'].post;
+    expect(decision.requestBody.content['application/json'].schema.properties.decision.enum).toEqual([
+      'approved',
+      'denied',
+    ]);
+    expect(Object.keys(decision.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409']);
+    expect(doc.paths['/auth/login'].post.security).toEqual([]);
+  });
+});
