@@ -189,3 +189,22 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/auth/login'].post.security).toEqual([]);
   });
 });
+
+describe('many runs in one process', () => {
+  it('runs at most the configured number at once, and queues the rest in order', async () => {
+    fixture = await serverFixture({ service: { maxConcurrentRuns: 2 } });
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index++) ids.push((await startTask()).task_id);
+    // Each waits for its plan's approval, so the first two hold their slots.
+    await pendingPlan(ids[0]!);
+    await pendingPlan(ids[1]!);
+    const statuses = async () => Promise.all(ids.map(async (id) => (await fixture.service.summary(id)).status));
+    expect(await statuses()).toEqual(['waiting_approval', 'waiting_approval', 'queued', 'queued']);
+    const queued = await (await fixture.api('/agent/tasks?status=queued')).json();
+    expect(queued.items.map((task: { id: string }) => task.id).sort()).toEqual([ids[2], ids[3]].sort());
+    // Stopping one frees its slot for the next in line.
+    await fixture.api(`/agent/tasks/${ids[0]}/stop`, { method: 'POST', json: {} });
+    await pendingPlan(ids[2]!);
+    expect(await statuses()).toEqual(['stopped', 'waiting_approval', 'waiting_approval', 'queued']);
+  });
+});
