@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 
 /** What a source is given when it loads. */
@@ -78,7 +79,7 @@ export function file(path: string, { strictMode = false }: FileSourceOptions = {
       try {
         info = await stat(path);
       } catch (cause) {
-        const missing = (cause as NodeJS.ErrnoException).code === 'ENOENT';
+        const missing = errnoCode(cause) === 'ENOENT';
         throw unavailable(
           context,
           missing ? `file ${path} does not exist` : `file ${path} cannot be read`,

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { abortedError } from '../core/clock.ts';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
 import { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from './pids-cgroup.ts';
@@ -126,8 +127,7 @@ async function scanWritable(sandbox: Sandbox, options: RunSandboxedOptions) {
 }
 
 function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (sandbox.name === 'bwrap' && code === 'ENOENT') return bwrapMissingError(wrapped.file, error);
+  if (sandbox.name === 'bwrap' && errnoCode(error) === 'ENOENT') return bwrapMissingError(wrapped.file, error);
   const reason = error instanceof Error ? error.message : String(error);
   return new AgencyError('sandbox_failed', `Could not start ${JSON.stringify(wrapped.file)}: ${reason}`, {
     cause: error,

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 
 /** A held run lock. */
@@ -24,7 +25,7 @@ export async function acquireRunLock(path: string, { pid = process.pid, now = Da
       await handle.close();
       return { release: () => releaseLock(path, pid), ...(takenOver ? { takenOver } : {}) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errnoCode(error) !== 'EEXIST') throw error;
       const holder = await readLock(path);
       if (holder && holder.host === content.host && isAlive(holder.pid)) {
         throw new AgencyError(
@@ -74,7 +75,7 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(error) === 'EPERM';
   }
 }
 
