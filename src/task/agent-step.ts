@@ -3,12 +3,13 @@ import type { LLMAgent } from '../agent/llm-agent.ts';
 import { type StructuredOutputOptions, structuredOptionsOf } from '../agent/structured-output.ts';
 import { answered } from '../agent/result.ts';
 import type { AgentEvent, AgentResult } from '../agent/types.ts';
+import { canonicalDigest } from '../core/canonical-json.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { ModelPrice } from '../core/model-catalog.ts';
 import { usageToJson } from './budgets.ts';
 import type { StopReason } from './contracts/state.ts';
-import { canonicalDigest } from '../core/canonical-json.ts';
+import { tokensForChars } from '../core/tokens.ts';
 import { isRunStop, type RunStop, runStop } from './run-stop.ts';
 import type { Session } from './session.ts';
 import type { StepGate } from './tool-gate.ts';
@@ -72,7 +73,7 @@ export async function runAgentStep(
     ...options,
     step: stepId,
     beforeModelCall: (messages) => {
-      const tokens = estimateTokens(messages) + host.maxOutputTokens;
+      const tokens = historyTokens(messages) + host.maxOutputTokens;
       const costUsd = price ? (tokens * price.input) / 1_000_000 : undefined;
       const hit = session.budgets.checkBeforeCall({ tokens, costUsd });
       if (hit)
@@ -193,8 +194,9 @@ function onAgentEvent(
   }
 }
 
-function estimateTokens(messages: readonly Message[]): number {
+// The history as it would be serialized, counted without building the whole string.
+function historyTokens(messages: readonly Message[]): number {
   let chars = 0;
   for (const message of messages) chars += JSON.stringify(message.content).length;
-  return Math.ceil(chars / 4);
+  return tokensForChars(chars);
 }
