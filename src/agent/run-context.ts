@@ -35,7 +35,7 @@ export type RunContext = {
   /** Persists the state at iteration boundaries, when the caller asked for checkpoints. */
   checkpoint?: (state: RunState) => Promise<void>;
   /** Data from `resume()`, handed to the first hook that runs at the suspended point. */
-  resumeData?: JsonValue;
+  resumeData?: JsonValue | undefined;
 };
 
 /** Takes the resume data once: only the hook that suspended the run receives it. */

@@ -110,7 +110,7 @@ export function modelTurnOptions(
     ...context.structured?.request,
   };
   if (context.registry.names().length > 0) {
-    request.tools = context.registry.definitions() as ModelRequest['tools'];
+    request.tools = context.registry.definitions() as NonNullable<ModelRequest['tools']>;
     if (synthesis) request.toolChoice = { type: 'none' };
   }
   return {

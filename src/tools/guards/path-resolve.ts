@@ -92,7 +92,7 @@ function missingTarget(scope: Scope, userPath: string, mode: ScopeMode, walked: 
 }
 
 // `stats` is the final entry's lstat when it was not a symlink, so it need not be read twice.
-type Walked = { real: string; missing: readonly string[]; stats?: Stats };
+type Walked = { real: string; missing: readonly string[]; stats?: Stats | undefined };
 
 // Walks the segments one at a time from the real root, following only symlinks whose whole chain stays in scope.
 async function walk(
