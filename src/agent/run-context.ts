@@ -22,12 +22,12 @@ export type RunContext = {
   compressThreshold: number;
   attachmentLimits: AttachmentLimits;
   /** The structured answer this execution asks for, if any. */
-  structured?: StructuredOutput;
-  catalog?: ModelCatalog;
+  structured?: StructuredOutput | undefined;
+  catalog?: ModelCatalog | undefined;
   /** Stream model calls and emit text deltas. */
   streaming: boolean;
   /** Receives events; absent when nobody listens, so none are built. */
-  emit?: (event: AgentEvent) => void;
+  emit?: ((event: AgentEvent) => void) | undefined;
   signal: AbortSignal;
   now: () => number;
   /** Snapshots the state into a suspended handle (may throw `suspend_budget_exceeded`). */

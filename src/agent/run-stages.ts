@@ -56,7 +56,7 @@ export function preHookInput(context: RunContext, state: RunState) {
     task: state.task,
     iteration: state.iteration,
     messages: state.messages,
-    ...(resumeData === undefined ? {} : { resumeData }),
+    resumeData,
   };
 }
 
@@ -66,7 +66,7 @@ export function postHookInput(context: RunContext, state: RunState, stage: PostS
     task: state.task,
     iteration: state.iteration,
     response: stage.response,
-    ...(resumeData === undefined ? {} : { resumeData }),
+    resumeData,
   };
 }
 
@@ -77,7 +77,7 @@ export function postToolHookInput(context: RunContext, state: RunState, stage: P
     iteration: state.iteration,
     call: stage.calls[stage.call] as ToolCallPart,
     outcome: stage.outcomes[stage.call] as ToolCallOutcome,
-    ...(resumeData === undefined ? {} : { resumeData }),
+    resumeData,
   };
 }
 
@@ -117,7 +117,7 @@ export function modelTurnOptions(
     caller: context.caller,
     request,
     signal: context.signal,
-    ...(context.catalog ? { catalog: context.catalog } : {}),
+    catalog: context.catalog,
     ...(context.streaming && context.emit ? { onTextDelta: textDelta(context) } : {}),
     onRetry,
   };

@@ -29,7 +29,7 @@ const unavailable = (
 ) =>
   new AgencyError('credential_unavailable', `Credential "${context.credential}": ${problem}. ${fix}`, {
     details: { credential: context.credential, ...details },
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   });
 
 /**

@@ -130,6 +130,6 @@ async function readTextFile(path: string): Promise<string | null> {
 function historyError(file: string, line: number, reason: string, cause?: unknown): AgencyError {
   return new AgencyError('history_invalid', `${file}:${line}: ${reason}`, {
     details: { file, line },
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   });
 }

@@ -25,7 +25,7 @@ export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
   /** Aborting kills the process group and rejects with AgencyError `aborted` once it is gone. */
   signal?: AbortSignal;
   /** Written to the command's stdin, which is then closed. Without it stdin is empty. */
-  stdin?: string | Uint8Array;
+  stdin?: string | Uint8Array | undefined;
   /** Files such as credentials, bound read-only into the sandbox for this run only and deleted after. @default [] */
   files?: readonly SandboxFile[];
 };

@@ -34,7 +34,7 @@ export type AgentStepHost = {
   /** The gate the run's tool-gate processor consults; set for the duration of a step. */
   setGate(gate: StepGate | undefined): void;
   /** The rates the next call's cost is estimated at before it is made: the dearest model of the chain. */
-  price?: ModelPrice;
+  price?: ModelPrice | undefined;
   maxOutputTokens: number;
 };
 
@@ -87,7 +87,7 @@ export async function runAgentStep(
   const executeOptions = {
     signal,
     ...structuredOptionsOf(options),
-    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    maxIterations: options.maxIterations,
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
       staged = checkpoint;

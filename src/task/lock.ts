@@ -5,7 +5,7 @@ import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 
 /** A held run lock. */
-export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } };
+export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } | undefined };
 
 type LockFile = { pid: number; host: string; started_at: string };
 
@@ -23,7 +23,7 @@ export async function acquireRunLock(path: string, { pid = process.pid, now = Da
       const handle = await open(path, 'wx', 0o644);
       await handle.writeFile(`${JSON.stringify(content)}\n`);
       await handle.close();
-      return { release: () => releaseLock(path, pid), ...(takenOver ? { takenOver } : {}) };
+      return { release: () => releaseLock(path, pid), takenOver };
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') throw error;
       const holder = await readLock(path);

@@ -112,7 +112,7 @@ export function fileError(
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new AgencyError(code, `${path}: ${step} failed (${reason})${hint ? `; ${hint}` : ''}`, {
     cause,
-    details: { path, step, ...(osCode === undefined ? {} : { os_code: osCode }), ...details },
+    details: { path, step, os_code: osCode, ...details },
   });
 }
 

@@ -36,7 +36,7 @@ export type TaskFiles = {
 /** Options for {@link createTaskFiles}. */
 export type TaskFilesOptions = {
   /** The file system underneath. @default nodeDurableFs */
-  fs?: DurableFs;
+  fs?: DurableFs | undefined;
   /** Scrubs text before it is written. @default no scrubbing */
   redactText?: (text: string) => string;
 };

@@ -8,7 +8,7 @@ import { checkSeq, journalCorrupt, parseFrameLine } from './parse-journal.ts';
 /** Options for {@link followJournal}. */
 export type FollowJournalOptions = {
   /** Stops following; the iteration then ends normally. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Yield only frames with a higher seq. @default 0 */
   fromSeq?: number;
   /** How often to look for new bytes when `fs.watch` reports nothing (or is unavailable). @default 250 */

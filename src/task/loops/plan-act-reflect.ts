@@ -88,7 +88,7 @@ export const toolExecutor: Executor = {
       type: 'tool.result',
       message: `${name} ${outcome.ok ? 'ok' : 'failed'}`,
       data: { tool_call_id: argsDigest, tool: name, ok: outcome.ok, model_output: outcome.modelOutput },
-      ...(outcome.error ? { error: outcome.error } : {}),
+      error: outcome.error,
     });
     return {
       ok: outcome.ok,
