@@ -54,6 +54,7 @@ export {
   type PricedModel,
   type PricedTokens,
 } from './core/model-prices.ts';
+export { estimateTokens, truncateToTokens } from './core/tokens.ts';
 export { addUsage, emptyUsage, subtractUsage, type Usage, usageFromV4 } from './core/usage.ts';
 
 // model
@@ -203,8 +204,6 @@ export {
   type PromptSegment,
   stablePrefixLength,
   type MemoryBlock,
-  estimateTokens,
-  truncateToTokens,
 } from './memory/index.ts';
 
 // policy

@@ -29,7 +29,7 @@ export type CaseFigure = {
    */
   cpuMs?: number;
   /** Runs that exited non-zero or printed the wrong thing: the first one's output. */
-  failure?: string;
+  failure?: string | undefined;
 };
 
 /**
@@ -79,7 +79,7 @@ export function measureCases(
       minMs: round(Math.min(...values), 1),
       maxMs: round(Math.max(...values), 1),
       ...(childrenCpuMs() === undefined ? {} : { cpuMs: round((cpu.get(id) ?? 0) / Math.max(1, values.length), 1) }),
-      ...(failure === undefined ? {} : { failure }),
+      failure,
     };
   });
 }

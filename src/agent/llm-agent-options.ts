@@ -77,7 +77,7 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
   suspendBudget?: SuspendBudget;
   /** Timeouts and retries for model calls. */
   modelPolicy?: CallPolicy;
-  catalog?: ModelCatalog;
+  catalog?: ModelCatalog | undefined;
   /**
    * The clock, ids, waits and jitter of everything the agent does: run and suspension ids, timestamps, and the model
    * caller's retry backoff. Fix them for deterministic tests.

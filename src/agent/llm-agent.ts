@@ -145,7 +145,7 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
         persona: instructions ?? '',
         history: [...memory, ...(options.history ?? [])],
         ask: userInput(task),
-        ...(this.options.cacheBreakpoint === undefined ? {} : { cacheBreakpoint: this.options.cacheBreakpoint }),
+        cacheBreakpoint: this.options.cacheBreakpoint,
       });
       state.historyChars = state.messages.reduce((total, message) => total + messageChars(message), 0);
     } catch (error) {
@@ -202,10 +202,10 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
         maxCount: options.maxAttachments ?? 50,
         maxBytes: options.maxAttachmentBytes ?? 50 * 1024 * 1024,
       },
-      ...(options.catalog ? { catalog: options.catalog } : {}),
-      ...structuredField(this.structuredFor(execution)),
+      catalog: options.catalog,
+      structured: this.structuredFor(execution),
       streaming,
-      ...(emit ? { emit } : {}),
+      emit,
       signal,
       now: this.now,
       suspend: (state, payload) =>
@@ -247,10 +247,10 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
     const { modelPolicy = {}, catalog, deps } = this.options;
     return createModelCaller(chainOf(model), {
       ...modelPolicy,
-      ...(catalog ? { catalog } : {}),
-      ...(deps?.sleep ? { sleep: deps.sleep } : {}),
-      ...(deps?.random ? { random: deps.random } : {}),
-      ...(deps?.now ? { now: deps.now } : {}),
+      catalog,
+      sleep: deps?.sleep,
+      random: deps?.random,
+      now: deps?.now,
     });
   }
 
@@ -272,8 +272,4 @@ function checkTask(task: AgentTask): void {
 
 function userInput(task: AgentTask): UserMessage {
   return { role: 'user', content: [{ type: 'text', text: task.input }, ...(task.attachments ?? [])] };
-}
-
-function structuredField(structured: StructuredOutput | undefined): { structured?: StructuredOutput } {
-  return structured === undefined ? {} : { structured };
 }

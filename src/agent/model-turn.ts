@@ -24,7 +24,7 @@ export type ModelTurnOptions = {
   onTextDelta?: (delta: string) => void;
   onRetry?: (retry: RetryEvent) => void;
   signal: AbortSignal;
-  catalog?: ModelCatalog;
+  catalog?: ModelCatalog | undefined;
 };
 
 /**

@@ -14,7 +14,7 @@ export type ProcessorContext = {
   /** Completed tool iterations so far. */
   iteration: number;
   /** The data passed to `resume()`, when this hook suspended the run and is being called again. */
-  resumeData?: JsonValue;
+  resumeData?: JsonValue | undefined;
 };
 
 /**

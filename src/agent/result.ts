@@ -7,8 +7,8 @@ export type ResultEnding = {
   reason: AgentFinishReason;
   output?: string;
   object?: unknown;
-  error?: AgencyError;
-  suspended?: AgentResult['suspended'];
+  error?: AgencyError | undefined;
+  suspended?: AgentResult['suspended'] | undefined;
 };
 
 /** The fields of a run that a result reports; a run that never started has only the first three. */

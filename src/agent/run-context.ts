@@ -22,12 +22,12 @@ export type RunContext = {
   compressThreshold: number;
   attachmentLimits: AttachmentLimits;
   /** The structured answer this execution asks for, if any. */
-  structured?: StructuredOutput;
-  catalog?: ModelCatalog;
+  structured?: StructuredOutput | undefined;
+  catalog?: ModelCatalog | undefined;
   /** Stream model calls and emit text deltas. */
   streaming: boolean;
   /** Receives events; absent when nobody listens, so none are built. */
-  emit?: (event: AgentEvent) => void;
+  emit?: ((event: AgentEvent) => void) | undefined;
   signal: AbortSignal;
   now: () => number;
   /** Snapshots the state into a suspended handle (may throw `suspend_budget_exceeded`). */
@@ -35,7 +35,7 @@ export type RunContext = {
   /** Persists the state at iteration boundaries, when the caller asked for checkpoints. */
   checkpoint?: (state: RunState) => Promise<void>;
   /** Data from `resume()`, handed to the first hook that runs at the suspended point. */
-  resumeData?: JsonValue;
+  resumeData?: JsonValue | undefined;
 };
 
 /** Takes the resume data once: only the hook that suspended the run receives it. */

@@ -1,6 +1,13 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgencyError } from '../core/errors.ts';
-import type { AssistantMessage, JsonValue, Message, ToolCallPart, ToolMessage } from '../core/messages.ts';
+import {
+  type AssistantMessage,
+  type JsonValue,
+  type Message,
+  textOf,
+  type ToolCallPart,
+  type ToolMessage,
+} from '../core/messages.ts';
 import { toV4Prompt } from '../core/messages-v4-prompt.ts';
 import { addUsage, usageFromV4 } from '../core/usage.ts';
 import type { ModelRequest, RetryEvent } from '../model/call-model.ts';
@@ -49,7 +56,7 @@ export function preHookInput(context: RunContext, state: RunState) {
     task: state.task,
     iteration: state.iteration,
     messages: state.messages,
-    ...(resumeData === undefined ? {} : { resumeData }),
+    resumeData,
   };
 }
 
@@ -59,7 +66,7 @@ export function postHookInput(context: RunContext, state: RunState, stage: PostS
     task: state.task,
     iteration: state.iteration,
     response: stage.response,
-    ...(resumeData === undefined ? {} : { resumeData }),
+    resumeData,
   };
 }
 
@@ -70,7 +77,7 @@ export function postToolHookInput(context: RunContext, state: RunState, stage: P
     iteration: state.iteration,
     call: stage.calls[stage.call] as ToolCallPart,
     outcome: stage.outcomes[stage.call] as ToolCallOutcome,
-    ...(resumeData === undefined ? {} : { resumeData }),
+    resumeData,
   };
 }
 
@@ -103,14 +110,14 @@ export function modelTurnOptions(
     ...context.structured?.request,
   };
   if (context.registry.names().length > 0) {
-    request.tools = context.registry.definitions() as ModelRequest['tools'];
+    request.tools = context.registry.definitions() as NonNullable<ModelRequest['tools']>;
     if (synthesis) request.toolChoice = { type: 'none' };
   }
   return {
     caller: context.caller,
     request,
     signal: context.signal,
-    ...(context.catalog ? { catalog: context.catalog } : {}),
+    catalog: context.catalog,
     ...(context.streaming && context.emit ? { onTextDelta: textDelta(context) } : {}),
     onRetry,
   };
@@ -163,7 +170,7 @@ export function acceptResponse(
       ? { ...response, content: response.content.filter((part) => part.type !== 'tool-call') }
       : response;
     appendMessage(state, kept);
-    const ending = { reason: synthesis ? 'max-iterations' : 'stop', output: textOfResponse(kept) } as const;
+    const ending = { reason: synthesis ? 'max-iterations' : 'stop', output: textOf(kept) } as const;
     return checkStructuredAnswer(context, state, ending, synthesis);
   }
   state.iterationStarts.push(state.messages.length);
@@ -231,12 +238,6 @@ export function appendMessage(state: RunState, message: Message): void {
 export function replaceMessages(state: RunState, messages: Message[]): void {
   state.messages = [...messages];
   state.historyChars = messages.reduce((total, message) => total + messageChars(message), 0);
-}
-
-function textOfResponse(response: AssistantMessage): string {
-  let text = '';
-  for (const part of response.content) if (part.type === 'text') text += part.text;
-  return text;
 }
 
 type PromptCache = ReturnType<typeof createPromptCache>;

@@ -23,7 +23,7 @@ export type RunStage =
       /** Each call's outcome once it has one; null while pending. */
       outcomes: Array<ToolCallOutcome | null>;
       /** The pending call that suspended the run, which receives the resume data. */
-      resumeCall?: number;
+      resumeCall?: number | undefined;
     }
   | { at: 'postTool'; calls: ToolCallPart[]; outcomes: ToolCallOutcome[]; call: number; processor: number };
 

@@ -12,15 +12,15 @@ export type StructuredOutputOptions<OBJECT = unknown> = {
   /** The answer's schema. The model is given it as JSON Schema; the answer is parsed and validated with it. */
   schema: z.ZodType<OBJECT>;
   /** A name for the answer, which some providers pass on to the model (OpenAI's `json_schema.name`). */
-  schemaName?: string;
+  schemaName?: string | undefined;
   /** What the answer is, for the model. */
-  schemaDescription?: string;
+  schemaDescription?: string | undefined;
   /**
    * Follow-up turns that quote the validation errors when an answer does not match, before the run fails with
    * `structured_output_invalid`.
    * @default 1
    */
-  maxRepairs?: number;
+  maxRepairs?: number | undefined;
 };
 
 /** A structured answer asked for by one execution, prepared once for all its model calls. */
@@ -45,9 +45,9 @@ export function structuredOptionsOf({
   if (schema === undefined) return {};
   return {
     schema,
-    ...(schemaName === undefined ? {} : { schemaName }),
-    ...(schemaDescription === undefined ? {} : { schemaDescription }),
-    ...(maxRepairs === undefined ? {} : { maxRepairs }),
+    schemaName,
+    schemaDescription,
+    maxRepairs,
   };
 }
 
@@ -79,8 +79,8 @@ export function prepareStructuredOutput({
   }
   const request = jsonAnswerRequest({
     schema: jsonSchema,
-    ...(schemaName === undefined ? {} : { name: schemaName }),
-    ...(schemaDescription === undefined ? {} : { description: schemaDescription }),
+    name: schemaName,
+    description: schemaDescription,
   });
   return { schema, jsonSchema, request, maxRepairs };
 }

@@ -59,7 +59,7 @@ export async function runToolsStage(
           : await context.registry.run(call, {
               signal: context.signal,
               task: state.task,
-              ...(index === resumeCall && resumeData !== undefined ? { resumeData } : {}),
+              resumeData: index === resumeCall ? resumeData : undefined,
             });
     stage.outcomes[index] = outcome.suspend ? null : outcome;
     if (outcome.suspend) {
@@ -110,7 +110,7 @@ async function runPreTool(
         task: state.task,
         iteration: state.iteration,
         call,
-        ...(resumeData === undefined ? {} : { resumeData }),
+        resumeData,
       });
       if (!verdict) continue;
       if (isHalt(verdict)) return { kind: 'halt', text: verdict.halt };

@@ -85,7 +85,7 @@ export type ExecuteOptions = Partial<StructuredOutputOptions> & {
   /** Earlier conversation, placed after the system prompt and memory, before the input. */
   history?: Message[];
   /** Overrides the agent's `maxIterations` for this execution, e.g. to time-box a phase. */
-  maxIterations?: number;
+  maxIterations?: number | undefined;
   /** Receives every event of the run, as `stream()` would yield them (text deltas only when streaming). */
   onEvent?: (event: AgentEvent) => void;
   /**

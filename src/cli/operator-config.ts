@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AgencyError } from '../core/errors.ts';
+import { errnoCode } from '../core/errno.ts';
+import { AgencyError, errorMessage } from '../core/errors.ts';
 import { parseContractFile } from '../task/task-spec.ts';
 import type { Allowlist } from '../tools/guards/network-allowlist.ts';
 import { parseAllowEntry } from './operator-network.ts';
@@ -89,12 +90,16 @@ export async function readOperatorSettings(
 }
 
 async function readConfigFile(file: string, required: boolean): Promise<z.infer<typeof operatorConfigSchema>> {
-  const raw = await readFile(file, 'utf8').catch((cause: NodeJS.ErrnoException) => {
-    if (cause.code === 'ENOENT' && !required) return undefined;
-    throw new AgencyError('invalid_config', `${file}: the operator config file cannot be read (${cause.message})`, {
-      cause,
-      details: { file },
-    });
+  const raw = await readFile(file, 'utf8').catch((cause: unknown) => {
+    if (errnoCode(cause) === 'ENOENT' && !required) return undefined;
+    throw new AgencyError(
+      'invalid_config',
+      `${file}: the operator config file cannot be read (${errorMessage(cause)})`,
+      {
+        cause,
+        details: { file },
+      },
+    );
   });
   return raw === undefined ? {} : parseContractFile(file, raw, operatorConfigSchema, 'invalid_config');
 }

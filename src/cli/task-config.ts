@@ -56,7 +56,7 @@ export type RunSettings = {
   offline: boolean;
   /** The hosts the network tools may reach without approval (and the private ones they may reach at all). */
   allow: string[];
-  testCommand?: string[];
+  testCommand?: string[] | undefined;
   /** The task's `require_tools`, which go into the spec. */
   requireTools: string[];
 };
@@ -89,7 +89,7 @@ export function narrowToOperator(operator: OperatorSettings, task: TaskConfig, f
     sandbox: task.sandbox ?? operator.sandbox,
     offline: operator.offline || task.offline === true,
     allow: task.network ? task.network.allow : operator.allow,
-    ...(task.test_command ? { testCommand: task.test_command } : {}),
+    testCommand: task.test_command,
     requireTools: task.require_tools ?? [],
   };
 }

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 
 /** What a source is given when it loads. */
@@ -28,7 +29,7 @@ const unavailable = (
 ) =>
   new AgencyError('credential_unavailable', `Credential "${context.credential}": ${problem}. ${fix}`, {
     details: { credential: context.credential, ...details },
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   });
 
 /**
@@ -78,7 +79,7 @@ export function file(path: string, { strictMode = false }: FileSourceOptions = {
       try {
         info = await stat(path);
       } catch (cause) {
-        const missing = (cause as NodeJS.ErrnoException).code === 'ENOENT';
+        const missing = errnoCode(cause) === 'ENOENT';
         throw unavailable(
           context,
           missing ? `file ${path} does not exist` : `file ${path} cannot be read`,

@@ -1,5 +1,6 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 
 /** The prefix of a call's mount directory; the holder's pid follows, so a later broker can tell who left it. */
 export function mountDirPrefix(pid = process.pid): string {
@@ -35,6 +36,6 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     // EPERM: the pid runs, under another user.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+    return errnoCode(error) !== 'ESRCH';
   }
 }

@@ -46,7 +46,7 @@ export function unavailableError(server: string, state: string, cause?: unknown)
       ? 'agency is reconnecting; you may retry shortly, or continue without this tool.'
       : 'Continue without its tools, or tell the user the server is unavailable.';
   return new AgencyError('mcp_unavailable', `MCP server "${server}" is not connected${why}. ${next}`, {
-    ...(cause === undefined ? {} : { cause }),
+    cause,
     details: { server, state },
   });
 }

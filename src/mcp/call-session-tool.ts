@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from '../tools/define-tool.ts';
 import type { McpSession } from './client-session.ts';
 import { type ConnectMcpOptions, MAX_TIMER_MS } from './connect-options.ts';
@@ -30,7 +30,7 @@ export async function callSessionTool(
 function progressHandler(tool: string, context: ToolContext, { server, onProgress }: ProgressReporting) {
   if (!onProgress) return {};
   return {
-    onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
+    onprogress: ({ progress, total, message }: Progress) => {
       try {
         onProgress({
           server,

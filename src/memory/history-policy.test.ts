@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, type Message, systemMessage, textOf, userMessage } from '../core/messages.ts';
+import { estimateTokens } from '../core/tokens.ts';
 import { historyPolicyFromSpec, renderHistory, SUMMARY_HEADING } from './history-policy.ts';
-import { estimateTokens } from './tokens.ts';
 
 const call = (id: string, text?: string): Message =>
   assistantMessage([

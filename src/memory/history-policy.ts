@@ -1,7 +1,7 @@
 import { AgencyError } from '../core/errors.ts';
 import { type Message, type MessagePart, systemMessage, textOf } from '../core/messages.ts';
+import { truncateToTokens } from '../core/tokens.ts';
 import { oneLine } from './entry-text.ts';
-import { truncateToTokens } from './tokens.ts';
 
 /**
  * How much conversation history one step sees (seed 000, "Seeding Conversation History").

@@ -1,5 +1,6 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import { toMessage } from './message-schema.ts';
@@ -121,7 +122,7 @@ async function readTextFile(path: string): Promise<string | null> {
   try {
     return await fsReadFile(path, 'utf8');
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errnoCode(cause) === 'ENOENT') return null;
     throw cause;
   }
 }
@@ -129,6 +130,6 @@ async function readTextFile(path: string): Promise<string | null> {
 function historyError(file: string, line: number, reason: string, cause?: unknown): AgencyError {
   return new AgencyError('history_invalid', `${file}:${line}: ${reason}`, {
     details: { file, line },
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   });
 }

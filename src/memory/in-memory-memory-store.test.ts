@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
+import { estimateTokens, truncateToTokens } from '../core/tokens.ts';
 import { createInMemoryMemoryStore } from './in-memory-memory-store.ts';
 import { formatScope, type MemoryScope, parseScope } from './memory-store.ts';
-import { estimateTokens, truncateToTokens } from './tokens.ts';
 
 const user: MemoryScope = { kind: 'user', id: 'u1' };
 const agent: MemoryScope = { kind: 'agent', id: 'a1' };

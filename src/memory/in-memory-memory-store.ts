@@ -1,4 +1,5 @@
 import { AgencyError } from '../core/errors.ts';
+import { estimateTokens } from '../core/tokens.ts';
 import {
   formatScope,
   isScopeKind,
@@ -9,7 +10,6 @@ import {
   type StoredMemoryEntry,
 } from './memory-store.ts';
 import { compareText, wordsOf } from './entry-text.ts';
-import { estimateTokens } from './tokens.ts';
 
 /** Dependencies for {@link createInMemoryMemoryStore}. */
 export type InMemoryMemoryStoreDeps = {

@@ -60,4 +60,3 @@ export {
   stablePrefixLength,
 } from './prompt-assembly.ts';
 export { type MemoryBlock } from './render-memory.ts';
-export { estimateTokens, truncateToTokens } from './tokens.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { estimateTokens } from '../core/tokens.ts';
 import { createInMemoryMemoryStore } from './in-memory-memory-store.ts';
 import { createMemoryManager, type MemoryEvent, type MemoryManagerOptions } from './memory-manager.ts';
 import type { MemoryEntry, MemoryScope, MemoryStore } from './memory-store.ts';
-import { estimateTokens } from './tokens.ts';
 
 const agent: MemoryScope = { kind: 'agent', id: 'a1' };
 const user: MemoryScope = { kind: 'user', id: 'u1' };

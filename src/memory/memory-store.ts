@@ -60,11 +60,11 @@ export type MemoryQuery = {
   /** A label for the query (e.g. `user_prefs`); stores may log or route on it but never filter by it. */
   name?: string;
   /** Free text to rank by relevance. Without it, entries rank by recency. */
-  text?: string;
+  text?: string | undefined;
   /** Only entries that carry every one of these tags. */
   tags?: string[];
   /** Only entries of one of these kinds. */
-  kinds?: string[];
+  kinds?: string[] | undefined;
   /** Only entries with one of these keys. */
   keys?: string[];
   /** At most this many entries. */

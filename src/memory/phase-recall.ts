@@ -106,9 +106,9 @@ async function fetchCandidates(env: MemoryEnv, phase: string, spec: PhaseRecallS
       if (scopes.length === 0 || query.topK <= 0) return [];
       return env.store.query(scopes, {
         name: query.name ?? `${phase}_${query.channel}`,
-        ...(text === undefined ? {} : { text }),
+        text,
         ...(query.tags === undefined && tags.length === 0 ? {} : { tags: [...(query.tags ?? []), ...tags] }),
-        ...(query.kinds === undefined ? {} : { kinds: query.kinds }),
+        kinds: query.kinds,
         topK: query.topK * OVERFETCH,
       });
     }),

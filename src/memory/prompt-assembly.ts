@@ -15,21 +15,21 @@ export type AssemblePromptInput = {
   /** The agent's identity and instructions; empty for none. */
   persona: string;
   /** The pinned memory block (`MemoryManager.buildPinned`). */
-  pinned?: PromptSegment;
+  pinned?: PromptSegment | undefined;
   /** The rendered task context (the brief, the input files, the findings). */
-  taskContext?: PromptSegment;
+  taskContext?: PromptSegment | undefined;
   /** The phase recall block (`MemoryManager.buildPhase`). */
-  phaseRecall?: PromptSegment;
+  phaseRecall?: PromptSegment | undefined;
   /** The seeded history, already rendered under the step's policy (`renderHistory`). */
-  history?: readonly Message[];
+  history?: readonly Message[] | undefined;
   /** The step's request: text, or a user message with parts. Left out when absent or blank. */
-  ask?: string | UserMessage;
+  ask?: string | UserMessage | undefined;
   /**
    * The provider options set at the end of the stable prefix (persona and pinned memory) and at the end of the task
    * context, to mark them as prompt-cache breakpoints; `false` sets none.
    * @default CACHE_BREAKPOINT
    */
-  cacheBreakpoint?: ProviderOptions | false;
+  cacheBreakpoint?: ProviderOptions | false | undefined;
 };
 
 /**

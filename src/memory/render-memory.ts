@@ -1,5 +1,5 @@
+import { estimateTokens } from '../core/tokens.ts';
 import type { MemoryChannel, MemorySeen, ViewItem } from './memory-view.ts';
-import { estimateTokens } from './tokens.ts';
 
 /** A rendered memory block, ready to be placed in a prompt. */
 export type MemoryBlock = {

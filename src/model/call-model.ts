@@ -35,13 +35,13 @@ export type CallOptions = {
 /** Options for {@link createModelCaller}. */
 export type ModelCallerOptions = CallPolicy & {
   /** Capabilities and prices of known models. */
-  catalog?: ModelCatalog;
+  catalog?: ModelCatalog | undefined;
   /** Waits between attempts; inject one in tests. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** Jitter source in [0, 1). @default Math.random */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** The wall clock, for the time a `retry-after` names. @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
 };
 
 /** The outcome of a call: which model answered, after how many attempts. */
@@ -187,7 +187,7 @@ function streamAttempt(request: ModelRequest): Attempt<OpenedStream> {
     const buffered = await readPreamble(reader, guard, model);
     return {
       stream: resumeStream(buffered, reader, guard, guard.dispose, model),
-      ...(opened.response ? { response: opened.response } : {}),
+      response: opened.response,
     };
   };
 }

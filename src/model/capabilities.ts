@@ -6,6 +6,7 @@ import {
   type ModelCapabilities,
   type ModelCatalog,
 } from '../core/model-catalog.ts';
+import { tokensForChars } from '../core/tokens.ts';
 
 /** A model in a fallback chain, optionally with its capabilities spelled out. */
 export type ModelChoice = { model: LanguageModelV4; capabilities?: Partial<ModelCapabilities> };
@@ -46,7 +47,7 @@ function sizeOfTool(tool: NonNullable<LanguageModelV4CallOptions['tools']>[numbe
 
 /**
  * What a request needs: tools when it declares function tools, images when the prompt carries an image, and a
- * context window large enough for the prompt (estimated at 4 characters a token) plus `maxOutputTokens`. Messages
+ * context window large enough for the prompt (estimated as `estimateTokens` does) plus `maxOutputTokens`. Messages
  * and tools are treated as immutable: a prompt that grows from one seen before is sized only for its new messages.
  */
 export function needsOf(request: Pick<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'maxOutputTokens'>): ModelNeeds {
@@ -56,7 +57,7 @@ export function needsOf(request: Pick<LanguageModelV4CallOptions, 'prompt' | 'to
   return {
     tools: (request.tools?.length ?? 0) > 0,
     images,
-    contextTokens: Math.ceil(characters / 4) + (request.maxOutputTokens ?? 0),
+    contextTokens: tokensForChars(characters) + (request.maxOutputTokens ?? 0),
   };
 }
 

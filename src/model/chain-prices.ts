@@ -79,7 +79,7 @@ export function checkChainPriced({
   cwd,
 }: {
   model: ChainInput;
-  catalog?: ModelCatalog;
+  catalog?: ModelCatalog | undefined;
   maxCostUsd: number | null | undefined;
   cwd?: string;
 }): void {

@@ -188,7 +188,7 @@ function classOf(type: string | undefined, code: string | undefined, status: num
   return 'fatal';
 }
 
-type ProviderErrorBody = { type?: string; code?: string; message?: string };
+type ProviderErrorBody = { type?: string; code?: string | undefined; message?: string };
 
 // OpenAI: {error: {type, code, message}}. Anthropic: {type: 'error', error: {type, message}}.
 // Mid-stream: {type: 'error', error: {...}} or the inner object itself.
@@ -202,7 +202,7 @@ function providerErrorBody(value: unknown): ProviderErrorBody | undefined {
   if ((type === undefined || type === 'error') && code === undefined) return undefined;
   return {
     ...(type === undefined || type === 'error' ? {} : { type }),
-    ...(code === undefined ? {} : { code }),
+    code,
     ...(typeof inner.message === 'string' ? { message: inner.message } : {}),
   };
 }

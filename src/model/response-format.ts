@@ -5,7 +5,7 @@ import type { ModelRequest } from './call-model.ts';
 export type JsonAnswerRequest = Required<Pick<ModelRequest, 'responseFormat'>> & Pick<ModelRequest, 'providerOptions'>;
 
 /** What {@link jsonAnswerRequest} needs: the answer's JSON Schema, and a name and description the model sees. */
-export type JsonAnswerSpec = { schema: JSONSchema7; name?: string; description?: string };
+export type JsonAnswerSpec = { schema: JSONSchema7; name?: string | undefined; description?: string | undefined };
 
 // The keywords OpenAI's strict structured outputs accept (platform.openai.com/docs/guides/structured-outputs,
 // "Supported schemas"). Any other keyword, an open or partly optional object, or `oneOf` makes it refuse the

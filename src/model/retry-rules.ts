@@ -6,19 +6,19 @@ import type { ModelErrorClass } from './classify-error.ts';
 /** Timeouts and retries for model calls. */
 export type CallPolicy = {
   /** Per attempt, including reading the whole stream; 0 disables. @default 120000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries per model after the first attempt, for rate limits and transient failures. @default 2 */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The first backoff delay; each retry doubles it. @default 1000 */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** The largest backoff delay. @default 30000 */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /**
    * The longest `retry-after` waited for when the call has no time limit (`timeLeftMs`). A longer one moves on to
    * the next model in the chain; with none left, the call fails with the server's retry-after in its message.
    * @default 60000
    */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
   /**
    * How much longer the caller can wait, in milliseconds, asked before each wait: for example what is left of a
    * run's wall-clock budget (the governed runner passes it). A `retry-after` that ends within it is waited for, even
@@ -28,7 +28,7 @@ export type CallPolicy = {
    * @example
    * { timeLeftMs: () => deadline - Date.now() }
    */
-  timeLeftMs?: () => number | undefined;
+  timeLeftMs?: (() => number | undefined) | undefined;
 };
 
 /** A retry, or a move to the next model in the chain. */
@@ -46,7 +46,7 @@ export type RetryEvent = {
 
 /** The policy with its defaults filled in, and what waits between attempts. */
 export type Retrying = {
-  policy: Required<Omit<CallPolicy, 'timeLeftMs'>> & Pick<CallPolicy, 'timeLeftMs'>;
+  policy: { [K in Exclude<keyof CallPolicy, 'timeLeftMs'>]-?: number } & Pick<CallPolicy, 'timeLeftMs'>;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   now: () => number;
@@ -62,7 +62,7 @@ export function resolvePolicy(options: CallPolicy): Retrying['policy'] {
     initialDelayMs: options.initialDelayMs ?? 1000,
     maxDelayMs: options.maxDelayMs ?? 30_000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
-    ...(options.timeLeftMs ? { timeLeftMs: options.timeLeftMs } : {}),
+    timeLeftMs: options.timeLeftMs,
   };
 }
 

@@ -137,6 +137,6 @@ function mergeMetadata(a: SharedV4ProviderMetadata | undefined, b: SharedV4Provi
   return out;
 }
 
-function definedOnly<T extends Record<string, unknown>>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+function definedOnly<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as never;
 }

@@ -42,7 +42,7 @@ export type PolicyOptions = {
   /** Evaluated in this order; see {@link createPolicy} for how verdicts combine. */
   rules: readonly PolicyRule[];
   /** Receives every `policy.blocked` and `policy.modified` event. */
-  onAudit?: AuditSink;
+  onAudit?: AuditSink | undefined;
   /** The clock for audit timestamps. @default Date.now */
   now?: () => number;
   /** Scrubs rule reasons before they reach decisions and audit events. @default defaultRedactor */
@@ -132,6 +132,6 @@ export function createPolicy({ rules, onAudit, now = Date.now, redactor = defaul
   };
 
   const extend = (more: readonly PolicyRule[]): Policy =>
-    createPolicy({ rules: [...frozen, ...more], ...(onAudit ? { onAudit } : {}), now, redactor });
+    createPolicy({ rules: [...frozen, ...more], onAudit, now, redactor });
   return { rules: frozen, evaluate, extend };
 }

@@ -93,7 +93,7 @@ describe('policyProcessor hooks', () => {
     const policy = createPolicy({ rules: [requireApprovalFor('x')] });
     const processor = policyProcessor(policy, base);
     for (const answer of [false, 'yes', null, { approved: 'true' }, ['approved'], { decision: 'denied' }])
-      expect(await processor.preTool({ call: call('x'), resumeData: answer as never })).toEqual({
+      expect(await processor.preTool({ call: call('x'), resumeData: answer })).toEqual({
         block: 'approval denied',
       });
   });

@@ -36,7 +36,7 @@ export type PolicyProcessorOptions = {
   now?: () => number;
 };
 
-type Hook = { resumeData?: JsonValue };
+type Hook = { resumeData?: JsonValue | undefined };
 type Pending = { suspend: JsonValue };
 // undefined = go ahead unchanged, { patch } = go ahead changed, { deny } = refuse, or suspend.
 type Settled = { patch: unknown } | { deny: string } | Pending | undefined;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import { assertBubblewrap } from './bwrap-version.ts';
 import type { Sandbox, SandboxName } from './sandbox.ts';
@@ -82,7 +83,7 @@ async function probe(sandbox: Sandbox, { timeoutMs = 10_000, tmpDir = tmpdir() }
 
 function toUnavailable(error: unknown, file: string): AgencyError {
   if (AgencyError.hasCode(error, 'sandbox_unavailable')) return error;
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errnoCode(error);
   if (code === 'ENOENT' || code === 'EACCES') return bwrapMissingError(file, error);
   return bwrapBrokenError(file, error instanceof Error ? error.message : String(error), error);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { descendantPids } from './process-tree.ts';
 
 /** A pids cgroup made for one run: every process placed in it, and their children, count against `pids.max`. */
@@ -96,7 +97,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as { code?: unknown } | null)?.code === 'EPERM';
+    return errnoCode(error) === 'EPERM';
   }
 }
 
@@ -114,7 +115,7 @@ async function disposeCgroup(path: string): Promise<void> {
       await rmdir(path);
       return;
     } catch (error) {
-      if ((error as { code?: unknown } | null)?.code !== 'EBUSY') return; // gone, or not ours to remove
+      if (errnoCode(error) !== 'EBUSY') return; // gone, or not ours to remove
     }
     await new Promise((resolve) => setTimeout(resolve, 20)); // killed processes take a moment to leave
   }

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { abortedError } from '../core/clock.ts';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
 import { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from './pids-cgroup.ts';
@@ -24,7 +25,7 @@ export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
   /** Aborting kills the process group and rejects with AgencyError `aborted` once it is gone. */
   signal?: AbortSignal;
   /** Written to the command's stdin, which is then closed. Without it stdin is empty. */
-  stdin?: string | Uint8Array;
+  stdin?: string | Uint8Array | undefined;
   /** Files such as credentials, bound read-only into the sandbox for this run only and deleted after. @default [] */
   files?: readonly SandboxFile[];
 };
@@ -126,8 +127,7 @@ async function scanWritable(sandbox: Sandbox, options: RunSandboxedOptions) {
 }
 
 function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (sandbox.name === 'bwrap' && code === 'ENOENT') return bwrapMissingError(wrapped.file, error);
+  if (sandbox.name === 'bwrap' && errnoCode(error) === 'ENOENT') return bwrapMissingError(wrapped.file, error);
   const reason = error instanceof Error ? error.message : String(error);
   return new AgencyError('sandbox_failed', `Could not start ${JSON.stringify(wrapped.file)}: ${reason}`, {
     cause: error,

@@ -11,21 +11,21 @@ export type SandboxLimits = {
    * ≥ 5.14, plus `pids.max` of a pids cgroup where agency can create one). The kernel does not apply RLIMIT_NPROC
    * to host root, so as root only the cgroup bounds it. @default 1024
    */
-  processes?: number;
+  processes?: number | undefined;
   /** Private writable memory of each process, in bytes (RLIMIT_DATA). Node 24 needs about 1 GiB to start. @default 4 GiB */
-  memoryBytes?: number;
+  memoryBytes?: number | undefined;
   /** CPU time of each process, in seconds, all its threads together (RLIMIT_CPU). @default 3600 */
-  cpuSeconds?: number;
+  cpuSeconds?: number | undefined;
   /** The largest file a process may write, in bytes (RLIMIT_FSIZE); `truncate -s` counts too. @default 1 GiB */
-  fileSizeBytes?: number;
+  fileSizeBytes?: number | undefined;
   /** Open file descriptors of each process (RLIMIT_NOFILE). @default 8192 */
-  openFiles?: number;
+  openFiles?: number | undefined;
   /** Size of each RAM-backed scratch file system, `/tmp` and `/dev/shm`, in bytes. @default 512 MiB */
-  tmpBytes?: number;
+  tmpBytes?: number | undefined;
 };
 
 /** {@link SandboxLimits} with every value present. */
-export type ResolvedSandboxLimits = Required<SandboxLimits>;
+export type ResolvedSandboxLimits = { [K in keyof SandboxLimits]-?: number };
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

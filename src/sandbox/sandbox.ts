@@ -23,23 +23,23 @@ export type WrapOptions = {
    */
   workdir: string;
   /** Host files or directories visible read-only at the same path. @default [] */
-  readOnlyPaths?: readonly string[];
+  readOnlyPaths?: readonly string[] | undefined;
   /** Host files or directories writable at the same path. System directories are refused. @default [] */
-  readWritePaths?: readonly string[];
+  readWritePaths?: readonly string[] | undefined;
   /** Share the host network. Off means a private network namespace with only loopback. @default false */
-  allowNetwork?: boolean;
+  allowNetwork?: boolean | undefined;
   /**
    * The complete environment of the command; nothing is inherited from the host. A minimal `PATH` is added when
    * absent. @default {}
    */
-  env?: Readonly<Record<string, string>>;
+  env?: Readonly<Record<string, string>> | undefined;
   /** Files bound read-only into the sandbox, such as staged credentials. @default [] */
-  fileMounts?: readonly FileMount[];
+  fileMounts?: readonly FileMount[] | undefined;
   /**
    * Process, memory, CPU, file-size and scratch-space limits. The bwrap sandbox applies them; the unsandboxed
    * opt-out validates them and applies none. @default DEFAULT_SANDBOX_LIMITS
    */
-  limits?: SandboxLimits;
+  limits?: SandboxLimits | undefined;
 };
 
 /** The argv to spawn, without a shell: run `file` with `args` and exactly `env`, in `cwd`. */

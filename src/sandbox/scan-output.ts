@@ -11,6 +11,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { isWithin } from './sandbox-paths.ts';
 
 /** A file the scan found dangerous to leave on the host, and what it did about it. */
@@ -145,7 +146,7 @@ function lstatOrUndefined(path: string, scan: SandboxOutputScan): Stats | undefi
   try {
     return lstatSync(path);
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code !== 'ENOENT') scan.incomplete = true;
+    if (errnoCode(error) !== 'ENOENT') scan.incomplete = true;
     return undefined;
   }
 }

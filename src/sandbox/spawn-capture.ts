@@ -5,12 +5,12 @@ import type { WrappedCommand } from './sandbox.ts';
 
 /** Limits and controls for {@link spawnCapture}. */
 export type CaptureOptions = {
-  stdin?: string | Uint8Array;
+  stdin?: string | Uint8Array | undefined;
   timeoutMs: number;
   killGraceMs: number;
   stdoutLimitBytes: number;
   stderrLimitBytes: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   now: () => number;
   /**
    * Places the started process, for example in a pids cgroup, before the command's `releaseInput` is written. When

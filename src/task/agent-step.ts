@@ -3,12 +3,13 @@ import type { LLMAgent } from '../agent/llm-agent.ts';
 import { type StructuredOutputOptions, structuredOptionsOf } from '../agent/structured-output.ts';
 import { answered } from '../agent/result.ts';
 import type { AgentEvent, AgentResult } from '../agent/types.ts';
+import { canonicalDigest } from '../core/canonical-json.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { ModelPrice } from '../core/model-catalog.ts';
 import { usageToJson } from './budgets.ts';
 import type { StopReason } from './contracts/state.ts';
-import { canonicalDigest } from '../core/canonical-json.ts';
+import { tokensForChars } from '../core/tokens.ts';
 import { isRunStop, type RunStop, runStop } from './run-stop.ts';
 import type { Session } from './session.ts';
 import type { StepGate } from './tool-gate.ts';
@@ -33,7 +34,7 @@ export type AgentStepHost = {
   /** The gate the run's tool-gate processor consults; set for the duration of a step. */
   setGate(gate: StepGate | undefined): void;
   /** The rates the next call's cost is estimated at before it is made: the dearest model of the chain. */
-  price?: ModelPrice;
+  price?: ModelPrice | undefined;
   maxOutputTokens: number;
 };
 
@@ -72,7 +73,7 @@ export async function runAgentStep(
     ...options,
     step: stepId,
     beforeModelCall: (messages) => {
-      const tokens = estimateTokens(messages) + host.maxOutputTokens;
+      const tokens = historyTokens(messages) + host.maxOutputTokens;
       const costUsd = price ? (tokens * price.input) / 1_000_000 : undefined;
       const hit = session.budgets.checkBeforeCall({ tokens, costUsd });
       if (hit)
@@ -86,7 +87,7 @@ export async function runAgentStep(
   const executeOptions = {
     signal,
     ...structuredOptionsOf(options),
-    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    maxIterations: options.maxIterations,
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
       staged = checkpoint;
@@ -193,8 +194,9 @@ function onAgentEvent(
   }
 }
 
-function estimateTokens(messages: readonly Message[]): number {
+// The history as it would be serialized, counted without building the whole string.
+function historyTokens(messages: readonly Message[]): number {
   let chars = 0;
   for (const message of messages) chars += JSON.stringify(message.content).length;
-  return Math.ceil(chars / 4);
+  return tokensForChars(chars);
 }

@@ -5,7 +5,7 @@ import type { Session } from './session.ts';
 
 /** A request before it has an id and timestamps. */
 export type ApprovalAsk =
-  | { type: 'plan'; planPath: string; planSig: string; rationale: string; changes?: PlanChanges }
+  | { type: 'plan'; planPath: string; planSig: string; rationale: string; changes?: PlanChanges | undefined }
   | {
       type: 'tool';
       toolName: string;
@@ -72,7 +72,7 @@ function requestOf(session: Session, id: string, ask: ApprovalAsk): ApprovalRequ
       plan_path: ask.planPath,
       plan_sig: ask.planSig,
       rationale: ask.rationale,
-      ...(ask.changes ? { changes: ask.changes } : {}),
+      changes: ask.changes,
       created_at: createdAt,
       expires_at: expiresAt,
     };
@@ -105,7 +105,7 @@ function requestedEvent(step: string, ask: ApprovalAsk, request: ApprovalRequest
       rationale: ask.rationale,
       expires_at: request.expires_at,
       ...(ask.type === 'plan'
-        ? { plan_sig: ask.planSig, plan_path: ask.planPath, ...(ask.changes ? { changes: ask.changes } : {}) }
+        ? { plan_sig: ask.planSig, plan_path: ask.planPath, changes: ask.changes }
         : { tool: ask.toolName, args_digest: ask.argsDigest }),
       request,
     },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { isTempFileName } from '../core/temp-files.ts';
 import { hasProcFd } from '../tools/guards/path-fd.ts';
 import type { TaskPaths } from './layout.ts';
@@ -74,7 +75,7 @@ export async function listDeliverables(paths: TaskPaths, limits: DeliverableLimi
   try {
     top = await open(paths.artifacts, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = errnoCode(error);
     if (code === 'ENOENT') return { deliverables: [], refused: [] };
     return {
       deliverables: [],

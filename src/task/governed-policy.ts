@@ -40,7 +40,7 @@ export function specApprovalRules(approvals: SpecFile['approvals']): PolicyRule[
 export function runPolicyFor(
   spec: SpecFile,
   operator: Policy | undefined,
-  { redactor = defaultRedactor, now = Date.now }: { redactor?: Redactor; now?: () => number } = {},
+  { redactor = defaultRedactor, now = Date.now }: { redactor?: Redactor | undefined; now?: () => number } = {},
 ): Policy {
   return (operator ?? createPolicy({ rules: [], redactor, now })).extend(specApprovalRules(spec.approvals));
 }

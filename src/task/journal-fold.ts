@@ -9,7 +9,12 @@ export type JournaledToolCall = {
   tool: string;
   argsDigest: string;
   idempotent: boolean;
-  result?: { ok: boolean; modelOutput: unknown; output?: unknown; error?: { code: string; message: string } };
+  result?: {
+    ok: boolean;
+    modelOutput: unknown;
+    output?: unknown;
+    error?: { code: string; message: string } | undefined;
+  };
 };
 
 /** An approval decision as the journal recorded it. */
@@ -145,8 +150,8 @@ function applyFrame(fold: JournalFold, frame: EventFrame, data: Record<string, u
         call.result = {
           ok: data.ok === true,
           modelOutput: data.model_output,
-          ...(data.output === undefined ? {} : { output: data.output }),
-          ...(frame.error ? { error: frame.error } : {}),
+          output: data.output,
+          error: frame.error,
         };
       }
       return;

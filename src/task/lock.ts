@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 
 /** A held run lock. */
-export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } };
+export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } | undefined };
 
 type LockFile = { pid: number; host: string; started_at: string };
 
@@ -22,9 +23,9 @@ export async function acquireRunLock(path: string, { pid = process.pid, now = Da
       const handle = await open(path, 'wx', 0o644);
       await handle.writeFile(`${JSON.stringify(content)}\n`);
       await handle.close();
-      return { release: () => releaseLock(path, pid), ...(takenOver ? { takenOver } : {}) };
+      return { release: () => releaseLock(path, pid), takenOver };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errnoCode(error) !== 'EEXIST') throw error;
       const holder = await readLock(path);
       if (holder && holder.host === content.host && isAlive(holder.pid)) {
         throw new AgencyError(
@@ -74,7 +75,7 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(error) === 'EPERM';
   }
 }
 

@@ -65,7 +65,7 @@ export type LoopHost = AgentStepHost & {
   contextFor(phase: string): Promise<Message[]>;
   takeReplanRequest(): ReplanRequest | undefined;
   /** Pauses the run after this many more steps complete (for `stepOnce`); undefined runs to the end. */
-  stepLimit?: number;
+  stepLimit?: number | undefined;
   onStepDone?(id: string): void;
 };
 

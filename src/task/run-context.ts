@@ -59,7 +59,7 @@ export function buildPhaseContext(
     maxIterations: 12,
     // A rate limit's retry-after is waited for only while the run's wall-clock budget lasts.
     modelPolicy: { timeLeftMs: () => session.budgets.remaining().wall_clock_ms ?? undefined },
-    ...(options.catalog ? { catalog: options.catalog } : {}),
+    catalog: options.catalog,
   });
   const phasePrompts = createPhasePrompts({
     paths: session.paths,
@@ -67,7 +67,7 @@ export function buildPhaseContext(
     brief: entry.brief,
     persona: options.persona ?? DEFAULT_PERSONA,
     history,
-    ...(memory ? { memory } : {}),
+    memory,
   });
   const price = dearestPrice(model, options.catalog);
   return createPhaseContext({
@@ -76,7 +76,7 @@ export function buildPhaseContext(
     setGate: (next) => {
       gate = next;
     },
-    ...(price ? { price } : {}),
+    price,
     maxOutputTokens,
     goal: session.spec.goal,
     brief: entry.brief,
@@ -88,7 +88,7 @@ export function buildPhaseContext(
       replan = undefined;
       return taken;
     },
-    ...(stepLimit === undefined ? {} : { stepLimit }),
+    stepLimit,
     onStepDone,
   });
 }
@@ -147,7 +147,7 @@ export function memoryFor(session: Session, options: RunnerOptions, redactor: Re
 
 // The operator's policy with the spec's approval rules: one engine for the run's plans, tool calls and memory.
 function policyOf(session: Session, options: RunnerOptions, redactor = options.redactor): Policy {
-  return runPolicyFor(session.spec, options.policy, { ...(redactor ? { redactor } : {}), now: session.now });
+  return runPolicyFor(session.spec, options.policy, { redactor, now: session.now });
 }
 
 /** The seeded history of a run: the TaskSpec's messages, then `task/history.jsonl|md`, under the spec's policy. */

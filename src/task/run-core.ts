@@ -174,7 +174,7 @@ export function stateStoreFor(core: RunnerCore, paths: TaskPaths, files: TaskFil
 // One confined, redacting view of the task folder per run; the journal, the state store and the broker share it.
 export function taskFilesFor(core: RunnerCore, paths: TaskPaths): TaskFiles {
   const { fs } = core.options.deps ?? {};
-  return createTaskFiles(paths.root, { ...(fs ? { fs } : {}), redactText: (text) => core.redactor.redactText(text) });
+  return createTaskFiles(paths.root, { fs, redactText: (text) => core.redactor.redactText(text) });
 }
 
 /** The text of `spec.json`. */
@@ -209,5 +209,5 @@ export function checkBudgetPriced(
 ): void {
   const model = options.model ?? specModel;
   if (model === undefined || model === null) return;
-  checkChainPriced({ model, maxCostUsd, ...(options.catalog ? { catalog: options.catalog } : {}) });
+  checkChainPriced({ model, maxCostUsd, catalog: options.catalog });
 }

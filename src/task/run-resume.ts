@@ -116,7 +116,7 @@ function resumedEvent(fold: JournalFold, torn: TornTail | undefined, stopFile: b
       ...(fold.finishReason ? { after: fold.finishReason } : {}),
       ...(torn ? { torn_line: torn.line, torn_bytes: torn.bytes } : {}),
       ...(stopFile ? { stop_file_removed: true } : {}),
-      ...(stateBehind === undefined ? {} : { state_last_seq: stateBehind }),
+      state_last_seq: stateBehind,
     },
   } as const;
 }

@@ -1,9 +1,10 @@
 import path from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import { type StateFile, stateSchema } from './contracts/state.ts';
 import { writeFileAtomic } from './fs/atomic-write.ts';
 import { confineFs } from './fs/confined-fs.ts';
-import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from './fs/durable-fs.ts';
+import { type DurableFs, fileError, nodeDurableFs } from './fs/durable-fs.ts';
 
 /**
  * Where a run keeps its `agent.state.v1` record: a checkpoint of the journal's fold, which resume trusts over it.
@@ -45,7 +46,7 @@ export function createFileStateStore(
       try {
         bytes = await fs.readFile(file);
       } catch (cause) {
-        if (osErrorCode(cause) === 'ENOENT') return undefined;
+        if (errnoCode(cause) === 'ENOENT') return undefined;
         throw fileError('internal', file, 'read', cause);
       }
       return parseState(bytes.toString('utf8'), file);

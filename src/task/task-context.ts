@@ -15,7 +15,7 @@ export type TaskContextSource = {
   brief: string;
   /** The system prompt every phase starts with. */
   persona: string;
-  memory?: MemoryManager;
+  memory?: MemoryManager | undefined;
   /** Seeded conversation history for a phase, shaped by the history policy and deduped against the task context. */
   history?: (phase: string, taskContext: string) => Promise<Message[]>;
 };

@@ -84,7 +84,7 @@ export function createToolGate(
             model_output: outcome.modelOutput,
             duration_ms: Math.round(outcome.durationMs * 1000) / 1000,
           },
-          ...(outcome.error ? { error: outcome.error } : {}),
+          error: outcome.error,
         });
       }
       const halt = gate.haltAfterTool?.(call);

@@ -1,6 +1,7 @@
 import path from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { TASK_WRITABLE_PATHS } from '../tools/builtin/task-tools.ts';
-import { type DurableFs, fileError, osErrorCode, syncDir, syncFile } from './fs/durable-fs.ts';
+import { type DurableFs, fileError, syncDir, syncFile } from './fs/durable-fs.ts';
 import type { TaskPaths } from './layout.ts';
 
 /**
@@ -86,7 +87,7 @@ async function walkWritable(
   const entries = new Map<string, Entry>();
   const note = async (file: string): Promise<Entry | undefined> => {
     const stats = await fs.lstat(file).catch((error: unknown) => {
-      if (osErrorCode(error) === 'ENOENT') return undefined;
+      if (errnoCode(error) === 'ENOENT') return undefined;
       throw error;
     });
     if (!stats || (!stats.isFile() && !stats.isDirectory())) return undefined;
@@ -132,5 +133,5 @@ async function syncChanges(fs: DurableFs, before: Map<string, Entry>, after: Map
 }
 
 function ignoreMissing(error: unknown): void {
-  if (osErrorCode(error) !== 'ENOENT') throw error;
+  if (errnoCode(error) !== 'ENOENT') throw error;
 }

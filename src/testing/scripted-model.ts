@@ -9,6 +9,7 @@ import {
 } from '@ai-sdk/provider';
 import { abortedError, sleep } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
+import { estimateTokens, tokensForChars } from '../core/tokens.ts';
 import { resultToStreamParts } from '../model/stream-convert.ts';
 
 /** One scripted reply. A string is a plain text answer. */
@@ -133,8 +134,8 @@ function buildResult(
   });
   const outputChars =
     (spec.text?.length ?? 0) + (spec.reasoning?.length ?? 0) + JSON.stringify(spec.toolCalls ?? []).length;
-  const inputTokens = spec.usage?.inputTokens ?? Math.ceil(JSON.stringify(options.prompt).length / 4);
-  const outputTokens = spec.usage?.outputTokens ?? Math.ceil(outputChars / 4);
+  const inputTokens = spec.usage?.inputTokens ?? estimateTokens(JSON.stringify(options.prompt));
+  const outputTokens = spec.usage?.outputTokens ?? tokensForChars(outputChars);
   const cacheRead = spec.usage?.cachedInputTokens ?? 0;
   const reasoning = spec.usage?.reasoningTokens ?? 0;
   return {

@@ -17,9 +17,9 @@ export type ToolContext = {
   /** The id of the model's tool call. */
   toolCallId: string;
   /** The task being run, when the tool runs inside an agent. */
-  task?: ToolTask;
+  task?: ToolTask | undefined;
   /** Set when the tool is called again after its run was suspended by `requestSuspend` and then resumed. */
-  resumeData?: JsonValue;
+  resumeData?: JsonValue | undefined;
 };
 
 /** A tool the model can call. Create one with {@link defineTool}. */

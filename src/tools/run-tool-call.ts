@@ -18,7 +18,7 @@ export type RunToolCallOptions = {
   /** Overrides the tool's own timeout, e.g. from a budget. */
   timeoutMs?: number;
   /** Passed to the tool as `context.resumeData` when its run is resumed. */
-  resumeData?: JsonValue;
+  resumeData?: JsonValue | undefined;
   /** The names offered to the model, listed when it calls one that does not exist. */
   available?: readonly string[];
   now?: () => number;
@@ -142,8 +142,8 @@ function runWithLimit(
   const context = {
     signal: controller.signal,
     toolCallId,
-    ...(task ? { task } : {}),
-    ...(resumeData === undefined ? {} : { resumeData }),
+    task,
+    resumeData,
   };
   let returned: unknown;
   let thrown: { error: unknown } | undefined;

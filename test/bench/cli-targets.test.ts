@@ -11,7 +11,7 @@ const figure = (id: string, medianMs: number, failure?: string): CaseFigure => (
   p95Ms: medianMs,
   minMs: medianMs,
   maxMs: medianMs,
-  ...(failure === undefined ? {} : { failure }),
+  failure,
 });
 
 const report = (cases: CaseFigure[]): CliReport => ({

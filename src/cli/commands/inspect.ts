@@ -39,7 +39,7 @@ export async function tailCommand(
       out.write(`(the last line, ${torn.bytes} bytes, is torn: the run was interrupted while writing it)\n`);
     return EXIT.ok;
   }
-  for await (const frame of followJournal(paths.events, { ...(signal ? { signal } : {}) })) {
+  for await (const frame of followJournal(paths.events, { signal })) {
     print(frame);
     if (frame.type === 'finish') break;
   }

@@ -1,3 +1,4 @@
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import {
   CASSETTE_FORMAT,
@@ -21,7 +22,7 @@ export function readCassette(file: string, readFile: (path: string, encoding: 'u
   } catch (cause) {
     throw new AgencyError(
       'cassette_not_found',
-      `Cassette ${file} cannot be read (${(cause as NodeJS.ErrnoException).code ?? 'error'}). ` +
+      `Cassette ${file} cannot be read (${errnoCode(cause) ?? 'error'}). ` +
         'Record one with recordModel(model, path), or check the path.',
       { cause, details: { file } },
     );

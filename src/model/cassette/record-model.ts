@@ -79,7 +79,7 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
         const response = result.response
           ? { ...withoutBody(result.response), headers: keepHeaders(result.response.headers) }
           : undefined;
-        write({ ...call, response: encodeJson({ ...kept, ...(response ? { response } : {}) }) });
+        write({ ...call, response: encodeJson({ ...kept, response }) });
         return result;
       } catch (error) {
         write({ ...call, error: encodeJson(error) });

@@ -16,9 +16,9 @@ export type InvalidDecision = { id: string; file: string; problem: string };
 
 /** Options for {@link ApprovalBroker.await}. */
 export type AwaitApprovalOptions = {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called for every decision that is malformed, stale or conflicting; the broker keeps waiting. */
-  onInvalid?: (invalid: InvalidDecision) => void;
+  onInvalid?: ((invalid: InvalidDecision) => void) | undefined;
 };
 
 /**

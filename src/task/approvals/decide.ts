@@ -56,7 +56,7 @@ export async function decide(
     approved_by: by,
     timestamp: new Date(now()).toISOString(),
     ...bindingOf(request),
-    ...(reason === undefined ? {} : { reason }),
+    reason,
   };
   const check = checkDecision(record, id, request);
   if (!check.ok) throw new AgencyError('approval_invalid', `${files.shownDecision}: ${check.problem}`);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import type { DurableFs } from './durable-fs.ts';
 
@@ -111,7 +112,7 @@ function openDirNoFollow(entry: string, file: string, part: string): number {
   try {
     return fs.openSync(entry, DIR_FLAGS);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
+    const code = errnoCode(cause);
     if (code === 'ELOOP' || code === 'ENOTDIR') throw linkRefusal(file, part, cause);
     throw cause;
   }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { errnoCode, syncOpenDir } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import type { ErrorCode } from '../../core/error-codes.ts';
 
@@ -66,17 +67,13 @@ export async function writeAll(fsPort: DurableFs, fd: number, data: Uint8Array):
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
 /**
- * Fsyncs a directory, so that the names created, replaced or removed in it survive a power loss. The one routine for
- * it: the journal, atomic writes, approval files and the deliverables of a step all call it. A file system that
- * cannot fsync a directory (EINVAL, EISDIR) has nothing more to offer, and that is not an error.
+ * Fsyncs a directory by name, so that the names created, replaced or removed in it survive a power loss: the journal,
+ * atomic writes, approval files and the deliverables of a step all call it. See {@link syncOpenDir} for what may fail.
  */
 export async function syncDir(fsPort: DurableFs, dir: string): Promise<void> {
   const fd = await fsPort.open(dir, O_RDONLY | O_DIRECTORY);
   try {
-    await fsPort.fsync(fd);
-  } catch (error) {
-    const code = osErrorCode(error);
-    if (code !== 'EINVAL' && code !== 'EISDIR') throw error;
+    await syncOpenDir(() => fsPort.fsync(fd));
   } finally {
     await fsPort.close(fd);
   }
@@ -90,12 +87,6 @@ export async function syncFile(fsPort: DurableFs, file: string): Promise<void> {
   } finally {
     await fsPort.close(fd);
   }
-}
-
-/** The OS error code of a failed call (`ENOSPC`, `EIO`…), or `undefined` for anything else. */
-export function osErrorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
 }
 
 /** Options for {@link fileError}. */
@@ -117,11 +108,11 @@ export function fileError(
   cause: unknown,
   { hint, details }: FileErrorOptions = {},
 ): AgencyError {
-  const osCode = osErrorCode(cause);
+  const osCode = errnoCode(cause);
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new AgencyError(code, `${path}: ${step} failed (${reason})${hint ? `; ${hint}` : ''}`, {
     cause,
-    details: { path, step, ...(osCode === undefined ? {} : { os_code: osCode }), ...details },
+    details: { path, step, os_code: osCode, ...details },
   });
 }
 

@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { confineFs, type ConfinedFs } from './confined-fs.ts';
-import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from './durable-fs.ts';
+import { type DurableFs, fileError, nodeDurableFs } from './durable-fs.ts';
 
 /** The largest file the runner reads back from its own folder (a journal is read by the journal reader instead). */
 export const MAX_TASK_FILE_BYTES = 64 * 1024 * 1024;
@@ -35,7 +36,7 @@ export type TaskFiles = {
 /** Options for {@link createTaskFiles}. */
 export type TaskFilesOptions = {
   /** The file system underneath. @default nodeDurableFs */
-  fs?: DurableFs;
+  fs?: DurableFs | undefined;
   /** Scrubs text before it is written. @default no scrubbing */
   redactText?: (text: string) => string;
 };
@@ -59,7 +60,7 @@ export function createTaskFiles(
     try {
       await fs.mkdir(resolved);
     } catch (cause) {
-      const code = osErrorCode(cause);
+      const code = errnoCode(cause);
       if (code === 'ENOENT') {
         await ensureDir(path.dirname(resolved));
         return ensureDir(resolved);
@@ -76,7 +77,7 @@ export function createTaskFiles(
       try {
         bytes = await fs.readFile(file);
       } catch (cause) {
-        const code = osErrorCode(cause);
+        const code = errnoCode(cause);
         if (code === 'ENOENT') return undefined;
         if (code === 'ELOOP') throw linkError(file, cause);
         throw AgencyError.isInstance(cause) ? cause : fileError('internal', file, 'read', cause);
@@ -92,7 +93,7 @@ export function createTaskFiles(
     ensureDir,
     async list(dir) {
       const entries = await fs.readdir(dir).catch((cause: unknown) => {
-        if (osErrorCode(cause) === 'ENOENT') return [];
+        if (errnoCode(cause) === 'ENOENT') return [];
         throw cause;
       });
       return entries.map((entry) => ({
@@ -104,14 +105,14 @@ export function createTaskFiles(
       return fs.lstat(file).then(
         () => true,
         (cause: unknown) => {
-          if (osErrorCode(cause) === 'ENOENT') return false;
+          if (errnoCode(cause) === 'ENOENT') return false;
           throw cause;
         },
       );
     },
     async remove(file) {
       await fs.unlink(file).catch((cause: unknown) => {
-        if (osErrorCode(cause) !== 'ENOENT') throw cause;
+        if (errnoCode(cause) !== 'ENOENT') throw cause;
       });
     },
   };

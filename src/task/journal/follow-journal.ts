@@ -1,13 +1,14 @@
 import { constants, type FSWatcher, watch } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { EventFrame } from '../contracts/events.ts';
-import { osErrorCode } from '../fs/durable-fs.ts';
+import { errnoCode } from '../../core/errno.ts';
+
 import { checkSeq, journalCorrupt, parseFrameLine } from './parse-journal.ts';
 
 /** Options for {@link followJournal}. */
 export type FollowJournalOptions = {
   /** Stops following; the iteration then ends normally. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Yield only frames with a higher seq. @default 0 */
   fromSeq?: number;
   /** How often to look for new bytes when `fs.watch` reports nothing (or is unavailable). @default 250 */
@@ -96,7 +97,7 @@ async function readFrom(file: string, cursor: Cursor): Promise<Buffer | undefine
     // Never through a link: a journal replaced by one would otherwise be read from wherever it points.
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    if (osErrorCode(error) === 'ENOENT') return undefined;
+    if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
   }
   try {

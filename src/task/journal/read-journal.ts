@@ -1,9 +1,10 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { confineFs } from '../fs/confined-fs.ts';
 import type { EventFrame } from '../contracts/events.ts';
-import { type DurableFs, fileError, nodeDurableFs, osErrorCode } from '../fs/durable-fs.ts';
+import { type DurableFs, fileError, nodeDurableFs } from '../fs/durable-fs.ts';
 import { parseJournal, type TornTail } from './parse-journal.ts';
 
 /** Options for {@link readJournal}. */
@@ -34,7 +35,7 @@ export async function readJournal(
   try {
     bytes = await fs.readFile(file);
   } catch (cause) {
-    if (osErrorCode(cause) === 'ENOENT') {
+    if (errnoCode(cause) === 'ENOENT') {
       throw new AgencyError('path_not_found', `${file}: no journal here`, { cause, details: { path: file } });
     }
     throw fileError('internal', file, 'read', cause);

@@ -74,7 +74,7 @@ export async function actPhase(
     },
     capture: () => {
       const replan = context.takeReplanRequest();
-      return { ...(replan ? { replan } : {}), ...(edited ? { edited: true } : {}) };
+      return { replan, ...(edited ? { edited: true } : {}) };
     },
   });
   return {

@@ -23,7 +23,7 @@ export async function approvePlan(context: PhaseContext, signed: SignedPlan): Pr
       rationale:
         `Plan v${signed.version} for: ${signed.plan.goal}` +
         `${signed.changes ? ` — ${describeChanges(signed.changes)}` : ''}. ${required.ruleId}: ${required.reason}`,
-      ...(signed.changes ? { changes: signed.changes } : {}),
+      changes: signed.changes,
     });
     // An expiry ends the step unfinished, so a resumed run asks again with a new request.
     if (outcome.decision === 'expired')

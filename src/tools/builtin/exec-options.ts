@@ -57,7 +57,7 @@ export function runEnvironment(
     readOnlyPaths,
     readWritePaths,
     allowNetwork,
-    ...(limits === undefined ? {} : { limits }),
+    limits,
   };
 }
 

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { z } from 'zod';
 import { sha256Hex } from '../../core/canonical-json.ts';
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
 import {
@@ -100,7 +101,7 @@ async function createExclusive(roots: readonly PathRoot[], path: string, data: U
     'create',
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
   ).catch((error: unknown) => {
-    const errno = (AgencyError.isInstance(error) ? (error.cause as { code?: unknown } | undefined) : undefined)?.code;
+    const errno = AgencyError.isInstance(error) ? errnoCode(error.cause) : undefined;
     throw errno === 'EEXIST' ? exists(path) : error;
   });
   await claim.close();

@@ -105,7 +105,7 @@ export function createSandboxExecTool(options: SandboxExecToolOptions): Tool<San
         stdoutLimitBytes,
         stderrLimitBytes,
         signal,
-        ...(input.stdin === undefined ? {} : { stdin: input.stdin }),
+        stdin: input.stdin,
       });
       return {
         exit_code: result.exitCode,

@@ -73,7 +73,7 @@ describe('sql on a read-only database', () => {
     ['SELECT load_extension(?)', ['/tmp/evil.so']],
   ])('refuses %s and leaves the file unchanged', async (query, params) => {
     const before = digest();
-    const outcome = await sql(readOnly)({ query, ...(params ? { params } : {}) });
+    const outcome = await sql(readOnly)({ query, params });
     expect(outcome.ok).toBe(false);
     expect(outcome.error?.code).toBe('sql_refused');
     expect(digest()).toBe(before);

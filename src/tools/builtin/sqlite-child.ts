@@ -38,8 +38,12 @@ function watchParent(): void {
   new Worker(code, { eval: true, workerData: process.ppid });
 }
 
-function open(config: SqliteChildConfig): { db?: DatabaseSync; error?: string; denied: { reason?: string } } {
-  const denied: { reason?: string } = {};
+function open(config: SqliteChildConfig): {
+  db?: DatabaseSync;
+  error?: string;
+  denied: { reason?: string | undefined };
+} {
+  const denied: { reason?: string | undefined } = {};
   try {
     const db = new DatabaseSync(config.path, {
       readOnly: config.readOnly,

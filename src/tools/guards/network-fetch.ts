@@ -12,15 +12,15 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 
 /** Options for {@link guardedFetch}. */
 export type GuardedFetchOptions = {
   /** @default 'GET' */
-  method?: HttpMethod;
+  method?: HttpMethod | undefined;
   /** Request headers. Host, Content-Length and hop-by-hop headers are set by the guard and refused here. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Request body; not allowed with GET or HEAD. */
-  body?: string | Uint8Array;
-  policy?: NetworkPolicy;
+  body?: string | Uint8Array | undefined;
+  policy?: NetworkPolicy | undefined;
   /** @default systemLookup, i.e. `dns.promises.lookup(hostname, { all: true })` */
-  lookup?: NetworkLookup;
-  signal?: AbortSignal;
+  lookup?: NetworkLookup | undefined;
+  signal?: AbortSignal | undefined;
 };
 
 /** The final response of {@link guardedFetch}. */

@@ -15,7 +15,7 @@ export type HopRequest = {
   pinned: PinnedAddress;
   method: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | undefined;
   maxBytes: number;
   signal: AbortSignal;
 };

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
 import { access, type FileHandle, open, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { errnoCode, fsRefusal, refusal } from './path-refusal.ts';
+import { errnoCode } from '../../core/errno.ts';
+import { fsRefusal, refusal } from './path-refusal.ts';
 import { findRoot, type Scope } from './path-roots.ts';
 
 /** A directory opened by descriptor and checked to be inside the roots; entries are reached through the descriptor. */

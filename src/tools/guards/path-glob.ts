@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import path from 'node:path';
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { openPinnedDir } from './path-fd.ts';
 import {
@@ -15,7 +16,6 @@ import {
 } from './path-glob-compile.ts';
 import { checkGlobText } from './path-glob-limits.ts';
 import { hasGlobMagic, type ParsedPath, parseUserPath } from './path-lexical.ts';
-import { errnoCode } from './path-refusal.ts';
 import { resolveParsed } from './path-resolve.ts';
 import { type PathRoot, resolveScope, type Scope } from './path-roots.ts';
 

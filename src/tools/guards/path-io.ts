@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { syncOpenDir } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { tempFileName } from '../../core/temp-files.ts';
 import { hasProcFd, openPinnedDir, type PinnedDir, raceRefusal, verifyDescriptor } from './path-fd.ts';
@@ -96,7 +97,7 @@ export async function writeFileAtomicInScope(
       await unlink(dir.entry(temp)).catch(() => undefined);
       throw raceRefusal(userPath, cause);
     }
-    if (durable) await dir.handle.sync();
+    if (durable) await syncOpenDir(() => dir.handle.sync());
     return { ...resolved, kind: 'file' };
   } finally {
     await dir.handle.close();

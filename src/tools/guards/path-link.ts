@@ -1,7 +1,8 @@
 import type { Stats } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { errnoCode, fsRefusal, refusal, symlinkEscape } from './path-refusal.ts';
+import { errnoCode } from '../../core/errno.ts';
+import { fsRefusal, refusal, symlinkEscape } from './path-refusal.ts';
 import { findRoot, isInsideRoot, type Scope } from './path-roots.ts';
 
 /** Where a symlink leads: a real path inside a root; `exists` is false for a dangling link. */

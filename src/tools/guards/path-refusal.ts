@@ -1,3 +1,4 @@
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import type { Scope } from './path-roots.ts';
 
@@ -49,12 +50,6 @@ export function symlinkEscape(scope: Scope, userPath: string, link: string, caus
     'use the real file inside a root instead of the link',
     { scope, cause },
   );
-}
-
-/** The errno of a Node fs error, if any. */
-export function errnoCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /** The refusal for writing in place to a file that has other names, which may live outside the roots. */

@@ -1,10 +1,11 @@
 import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { type ParsedPath, parseUserPath } from './path-lexical.ts';
 import { followLink } from './path-link.ts';
-import { errnoCode, fsRefusal, hardLinkRefusal, outsideScope, refusal } from './path-refusal.ts';
+import { fsRefusal, hardLinkRefusal, outsideScope, refusal } from './path-refusal.ts';
 import { findRoot, type PathRoot, resolveScope, type Scope } from './path-roots.ts';
 import { checkWritable } from './path-writable.ts';
 
@@ -91,7 +92,7 @@ function missingTarget(scope: Scope, userPath: string, mode: ScopeMode, walked: 
 }
 
 // `stats` is the final entry's lstat when it was not a symlink, so it need not be read twice.
-type Walked = { real: string; missing: readonly string[]; stats?: Stats };
+type Walked = { real: string; missing: readonly string[]; stats?: Stats | undefined };
 
 // Walks the segments one at a time from the real root, following only symlinks whose whole chain stays in scope.
 async function walk(

@@ -1,3 +1,4 @@
+import { errnoCode } from '../../../core/errno.ts';
 import { AgencyError } from '../../../core/errors.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../../contracts/approvals.ts';
 import type { ApprovalOutcome, AwaitApprovalOptions, InvalidDecision } from '../broker.ts';
@@ -5,7 +6,7 @@ import type { TaskFiles } from '../../fs/task-files.ts';
 import { bindingOf, checkDecisionText, conflictProblem, sameDecision, toOutcome } from '../validate-decision.ts';
 import { approvalDirs, formatJson, type RequestFiles, requestFiles } from './approval-files.ts';
 import { type CheckReason, type Recheck, waitForChange } from './wait-for-change.ts';
-import { osErrorCode } from '../../fs/durable-fs.ts';
+
 import { createFileExclusive } from './write-file.ts';
 
 /** What the file broker's `await` needs from its broker. */
@@ -91,7 +92,7 @@ export async function lookAt(io: TaskFiles, files: RequestFiles, request: Approv
   try {
     text = await io.readText(files.decision);
   } catch (error) {
-    const code = osErrorCode(error) ?? (AgencyError.isInstance(error) ? error.code : 'unknown error');
+    const code = errnoCode(error) ?? (AgencyError.isInstance(error) ? error.code : 'unknown error');
     return { text: `\0unreadable:${code}`, problem: `cannot be read (${code}); make it a readable regular file` };
   }
   if (text === undefined) return {};

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
+import { errnoCode } from '../../../core/errno.ts';
 import { tempFileName } from '../../../core/temp-files.ts';
-import { osErrorCode, syncDir, writeAll } from '../../fs/durable-fs.ts';
+import { syncDir, writeAll } from '../../fs/durable-fs.ts';
 import type { TaskFiles } from '../../fs/task-files.ts';
 
 /**
@@ -22,8 +23,8 @@ export async function createFileExclusive(
   try {
     await files.fs.link(temp, file);
   } catch (error) {
-    if (osErrorCode(error) === 'EEXIST') return false;
-    if (!LINK_UNSUPPORTED.has(osErrorCode(error) ?? '')) throw error;
+    if (errnoCode(error) === 'EEXIST') return false;
+    if (!LINK_UNSUPPORTED.has(errnoCode(error) ?? '')) throw error;
     // Some filesystems (FUSE, SMB) refuse hard links: fall back to an exclusive open, which can expose a partially
     // written file to a reader for a moment; readers refuse partial files anyway.
     return await createWithExclusiveOpen(files, file, data, durable);
@@ -48,7 +49,7 @@ async function createWithExclusiveOpen(
   try {
     fd = await fs.open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644);
   } catch (error) {
-    if (osErrorCode(error) === 'EEXIST') return false;
+    if (errnoCode(error) === 'EEXIST') return false;
     throw error;
   }
   try {
