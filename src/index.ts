@@ -1,6 +1,7 @@
 // The root entry of agency. Heavy or Node-only integrations live in subpath entries (e.g. `agency/testing`).
 
-export { canonicalDigest, canonicalJson, sha256Hex } from './core/canonical-json.ts';
+export { canonicalDigest, canonicalJson } from './core/canonical-json.ts';
+export { sha256Hex } from './core/sha256.ts';
 // core
 export { type Clock, sleep, systemClock } from './core/clock.ts';
 export { ERROR_CODES, type ErrorCode, isErrorCode } from './core/error-codes.ts';

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { z } from 'zod';
-import { sha256Hex } from '../../core/canonical-json.ts';
+import { sha256Hex } from '../../core/sha256.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
 import {

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../core/canonical-json.ts';
+import { sha256Hex } from '../../core/sha256.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { isSensitiveKey, REDACTED } from '../../core/redact.ts';
 import type { GuardedResponse } from '../guards/network.ts';
