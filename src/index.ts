@@ -166,10 +166,8 @@ export {
   SUMMARY_HEADING,
   type SpecHistory,
   HISTORY_FILES,
-  loadTaskHistory,
   parseHistoryJsonl,
   parseHistoryMarkdown,
-  type ReadTextFile,
   createInMemoryMemoryStore,
   type InMemoryMemoryStoreDeps,
   createMemoryManager,
@@ -357,4 +355,6 @@ export {
   type ApprovalPolicy,
   type Budgets,
   type TaskSpec,
+  loadTaskHistory,
+  type ReadTextFile,
 } from './task/index.ts';

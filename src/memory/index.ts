@@ -16,13 +16,7 @@ export {
   SUMMARY_HEADING,
   type SpecHistory,
 } from './history-policy.ts';
-export {
-  HISTORY_FILES,
-  loadTaskHistory,
-  parseHistoryJsonl,
-  parseHistoryMarkdown,
-  type ReadTextFile,
-} from './history.ts';
+export { HISTORY_FILES, parseHistoryJsonl, parseHistoryMarkdown } from './history.ts';
 export { createInMemoryMemoryStore, type InMemoryMemoryStoreDeps } from './in-memory-memory-store.ts';
 export {
   createMemoryManager,

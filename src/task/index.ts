@@ -78,3 +78,4 @@ export {
 export type { RunListener } from './session.ts';
 export { createMemoryStateStore, type StateStore } from './state-store.ts';
 export { type ApprovalPolicy, type Budgets, type TaskSpec } from './task-spec.ts';
+export { loadTaskHistory, type ReadTextFile } from './task-history.ts';

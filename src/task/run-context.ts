@@ -4,7 +4,7 @@ import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { Redactor } from '../core/redact.ts';
 import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.ts';
-import { loadTaskHistory } from '../memory/history.ts';
+import { loadTaskHistory } from './task-history.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import { toMessage } from '../memory/message-schema.ts';
 import { dearestPrice } from '../model/chain-prices.ts';
