@@ -550,7 +550,12 @@ describe('a policy inside a governed run', () => {
 
 describe('other loops', () => {
   it('runs a custom loop built from the public phases (the example in docs/runner.md)', async () => {
-    const { actPhase, approvePlan, planPhase, verifyPhase } = await import('../../src/task/index.ts');
+    const {
+      experimental_actPhase: actPhase,
+      experimental_approvePlan: approvePlan,
+      experimental_planPhase: planPhase,
+      experimental_verifyPhase: verifyPhase,
+    } = await import('../../src/task/index.ts');
     const planThenAct = {
       name: 'plan-act-verify',
       version: '1',
