@@ -14,7 +14,7 @@ export {
 } from './builtin/fs-write.ts';
 export { createHttpFetchTool, type HttpFetchToolOptions } from './builtin/http-fetch.ts';
 export { createHttpPostTool, type HttpPostToolOptions } from './builtin/http-post.ts';
-export { type BinaryBodyMode, type HttpToolResponse, redactHeaders } from './builtin/http-response.ts';
+export type { BinaryBodyMode, HttpToolResponse } from './builtin/http-response.ts';
 export {
   createJsonValidateTool,
   type JsonValidateInput,
@@ -43,7 +43,6 @@ export { openSqliteDatabase, type SqliteDatabaseOptions } from './builtin/sqlite
 export { openSqliteKvStore, type SqliteKvStoreOptions } from './builtin/sqlite-kv-store.ts';
 export { TASK_WRITABLE_PATHS, type TaskToolsOptions, taskTools } from './builtin/task-tools.ts';
 export { createTestRunnerTool, type TestRunnerOutput, type TestRunnerToolOptions } from './builtin/test-runner.ts';
-export { parseTestCounts, type TestCounts } from './builtin/test-summary.ts';
 
 // the path guard
 export { type GlobInScopeOptions, type GlobInScopeResult, globInScope } from './guards/path-glob.ts';
