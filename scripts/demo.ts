@@ -18,7 +18,7 @@ import { RECORDED_SITE, type Site, startSite } from '../examples/research/serve-
 import { runCommand } from '../src/cli/commands/run.ts';
 import { AgencyError } from '../src/core/errors.ts';
 import { recordModel } from '../src/model/cassette/record-model.ts';
-import { resolveModel } from '../src/model/resolve-model.ts';
+import { resolveModelOrReplay } from '../src/model/cassette/resolve-or-replay.ts';
 import { checkSandbox, createBwrapSandbox } from '../src/sandbox/index.ts';
 import { acquireRunLock } from '../src/task/lock.ts';
 import { measurePrefix } from './prefix-meter.ts';
@@ -72,7 +72,7 @@ async function runExample(
 
     let model: LanguageModelV4 = values.author
       ? (authors[name] as () => LanguageModelV4)()
-      : resolveModel(values.model ?? `replay:${cassette}`);
+      : resolveModelOrReplay(values.model ?? `replay:${cassette}`);
     if (values.record) model = recordModel(model, cassette);
     if (name === 'research') {
       site = await startSite();

@@ -1,43 +1,41 @@
-// The root entry of agency. Heavy or Node-only integrations live in subpath entries (e.g. `agency/testing`).
+// The root entry of agency: agents, tools, models, errors, policy, memory, usage and redaction. It imports no Node
+// built-in and no provider package, so it runs in any JS runtime; model providers load on a model's first call.
+// Node-only and heavy parts are subpath entries: agency/tasks, agency/testing, agency/tools, agency/sandbox,
+// agency/mcp, agency/obs and agency/credentials. Each name is exported once, from the module that defines it.
 
-export { canonicalDigest, canonicalJson, sha256Hex } from './core/canonical-json.ts';
 // core
-export { type Clock, sleep, systemClock } from './core/clock.ts';
+export { canonicalDigest, canonicalJson } from './core/canonical-json.ts';
+export { type Clock, systemClock } from './core/clock.ts';
 export { ERROR_CODES, type ErrorCode, isErrorCode } from './core/error-codes.ts';
-export { AgencyError, type AgencyErrorOptions, errorMessage, isAbortError } from './core/errors.ts';
-export { createIdGenerator, ID_PREFIXES, type IdGenerator, type IdPrefix, idTime, isId, newId } from './core/ids.ts';
-export { decodeJson, encodeJson } from './core/json-codec.ts';
-export type {
-  AssistantMessage,
-  FileData,
-  FilePart,
-  ImagePart,
-  JsonValue,
-  Message,
-  MessagePart,
-  ProviderOptions,
-  ProviderPart,
-  ReasoningPart,
-  SystemMessage,
-  TextPart,
-  ToolCallPart,
-  ToolMessage,
-  ToolResultContentPart,
-  ToolResultOutput,
-  ToolResultPart,
-  UserMessage,
-} from './core/messages.ts';
+export { AgencyError, type AgencyErrorOptions, isAbortError } from './core/errors.ts';
+export { createIdGenerator, type IdGenerator, type IdPrefix, idTime, isId, newId } from './core/ids.ts';
 export {
+  type AssistantMessage,
   assistantMessage,
+  type FileData,
+  type FilePart,
   fileData,
+  type ImagePart,
   imagePart,
+  type JsonValue,
+  type Message,
+  type MessagePart,
+  type ProviderOptions,
+  type ProviderPart,
+  type ReasoningPart,
+  type SystemMessage,
   systemMessage,
+  type TextPart,
   textOf,
+  type ToolCallPart,
   toolCallsOf,
+  type ToolMessage,
+  type ToolResultContentPart,
+  type ToolResultOutput,
+  type ToolResultPart,
+  type UserMessage,
   userMessage,
 } from './core/messages.ts';
-export { assistantMessageToContent, contentToAssistantMessage } from './core/messages-v4-content.ts';
-export { fromV4Prompt, toV4Prompt } from './core/messages-v4-prompt.ts';
 export {
   DEFAULT_MODEL_CATALOG,
   extendCatalog,
@@ -54,8 +52,20 @@ export {
   type PricedModel,
   type PricedTokens,
 } from './core/model-prices.ts';
-export { estimateTokens, truncateToTokens } from './core/tokens.ts';
-export { addUsage, emptyUsage, subtractUsage, type Usage, usageFromV4 } from './core/usage.ts';
+export {
+  createRedactor,
+  DEFAULT_REDACTION_PATTERNS,
+  defaultRedactor,
+  isSensitiveKey,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  type RedactionPattern,
+  type Redactor,
+  type RedactorOptions,
+  redactError,
+} from './core/redact.ts';
+export { sha256Hex } from './core/sha256.ts';
+export { addUsage, emptyUsage, type Usage } from './core/usage.ts';
 
 // model
 export {
@@ -68,40 +78,24 @@ export {
   type ModelRequest,
   type RetryEvent,
 } from './model/call-model.ts';
-export { type ModelChain, type ModelChoice, type ModelNeeds, modelName, needsOf } from './model/capabilities.ts';
-export { CASSETTE_FORMAT } from './model/cassette/cassette-format.ts';
-export { type RecordModelOptions, recordModel } from './model/cassette/record-model.ts';
-export { type ReplayModel, type ReplayModelOptions, replayModel } from './model/cassette/replay-model.ts';
+export type { ModelChain, ModelChoice, ModelNeeds } from './model/capabilities.ts';
 export { classifyModelError, type ModelErrorClass, type ModelErrorInfo } from './model/classify-error.ts';
 export { type ModelSpec, parseModelSpec } from './model/model-spec.ts';
 export { type ResolveModelOptions, resolveModel } from './model/resolve-model.ts';
-export {
-  isStrictJsonSchema,
-  type JsonAnswerRequest,
-  jsonAnswerRequest,
-  type JsonAnswerSpec,
-} from './model/response-format.ts';
-export { resultToStreamParts, streamPartsToResult } from './model/stream-convert.ts';
+export { isStrictJsonSchema } from './model/response-format.ts';
 
 // agent
 export {
   type AgentDeps,
-  type LLMAgentOptions,
-  LLMAgent,
-  type ModelInput,
   type DynamicContext,
-} from './agent/llm-agent.ts';
+  type LLMAgentOptions,
+  type ModelInput,
+} from './agent/llm-agent-options.ts';
+export { LLMAgent } from './agent/llm-agent.ts';
 export { halt, type Processor, type ProcessorContext, type ProcessorVerdict, suspend } from './agent/processors.ts';
 export { type AgentHandle, type SpawnOptions, type SpawnState, spawn } from './agent/spawn.ts';
-export { SUSPENDED_RUN_SCHEMA, type SerializedRun, type SuspendBudget, type Suspended } from './agent/suspend.ts';
-export { SYNTHESIS_INSTRUCTION } from './agent/run-loop.ts';
-export {
-  extractJson,
-  type ParsedAnswer,
-  parseStructuredAnswer,
-  type StructuredOutputOptions,
-} from './agent/structured-output.ts';
-export { TRUNCATION_MARKER } from './agent/history.ts';
+export { type ParsedAnswer, parseStructuredAnswer, type StructuredOutputOptions } from './agent/structured-output.ts';
+export type { SerializedRun, SuspendBudget, Suspended } from './agent/suspend.ts';
 export {
   type Agent,
   type AgentEvent,
@@ -110,11 +104,8 @@ export {
   type AgentStream,
   type AgentTask,
   type Attachment,
-  CONTEXT_CHAT_ID,
-  CONTEXT_THREAD_ID,
-  CONTEXT_USER_ID,
-  type ExecuteOptions,
   type CallRecord,
+  type ExecuteOptions,
   type StreamingAgent,
   taskChatId,
   taskThreadId,
@@ -133,22 +124,8 @@ export {
   toModelJsonSchema,
 } from './tools/define-tool.ts';
 export { type RunToolCallOptions, runToolCall, type ToolCall, type ToolCallOutcome } from './tools/run-tool-call.ts';
-export { isSuspendRequest, requestSuspend, type SuspendRequest } from './tools/suspend-request.ts';
+export { requestSuspend } from './tools/suspend-request.ts';
 export { createToolRegistry, type ToolRegistry } from './tools/tool-registry.ts';
-
-// redaction
-export {
-  createRedactor,
-  DEFAULT_REDACTION_PATTERNS,
-  defaultRedactor,
-  isSensitiveKey,
-  MIN_SECRET_LENGTH,
-  REDACTED,
-  type RedactionPattern,
-  type Redactor,
-  type RedactorOptions,
-  redactError,
-} from './core/redact.ts';
 
 // memory
 export {
@@ -159,19 +136,11 @@ export {
   type DatabaseRecord,
   type MemoryClient,
   type MemoryClientEntry,
-  type HistoryPolicy,
-  historyPolicyFromSpec,
-  type RenderHistoryInput,
-  renderHistory,
-  SUMMARY_HEADING,
-  type SpecHistory,
-  HISTORY_FILES,
-  loadTaskHistory,
-  parseHistoryJsonl,
-  parseHistoryMarkdown,
-  type ReadTextFile,
-  createInMemoryMemoryStore,
-  type InMemoryMemoryStoreDeps,
+} from './memory/clients.ts';
+export { parseHistoryJsonl, parseHistoryMarkdown } from './memory/history.ts';
+export { type HistoryPolicy, type RenderHistoryInput, renderHistory } from './memory/history-policy.ts';
+export { createInMemoryMemoryStore, type InMemoryMemoryStoreDeps } from './memory/in-memory-memory-store.ts';
+export {
   createMemoryManager,
   DEFAULT_PINNED_BUDGETS,
   type Learnings,
@@ -182,6 +151,8 @@ export {
   type PinnedBudgets,
   type PinnedOptions,
   type WriteResult,
+} from './memory/memory-manager.ts';
+export {
   formatScope,
   isScopeKind,
   MEMORY_SCOPE_KINDS,
@@ -195,16 +166,17 @@ export {
   type MemoryStore,
   parseScope,
   type StoredMemoryEntry,
-  DEFAULT_PHASE_RECALL,
-  type PhaseContext,
-  type PhaseRecallSpec,
+} from './memory/memory-store.ts';
+export { DEFAULT_PHASE_RECALL, type PhaseContext, type PhaseRecallSpec } from './memory/phase-recall.ts';
+export {
   type AssemblePromptInput,
   assemblePrompt,
   CACHE_BREAKPOINT,
   type PromptSegment,
   stablePrefixLength,
-  type MemoryBlock,
-} from './memory/index.ts';
+} from './memory/prompt-assembly.ts';
+export type { MemoryBlock } from './memory/render-memory.ts';
+export { estimateTokens, truncateToTokens } from './core/tokens.ts';
 
 // policy
 export {
@@ -212,143 +184,40 @@ export {
   type ContentStage,
   contentFilter,
   memoryWriteFilter,
-  createPolicy,
-  type EvaluateOptions,
-  type Policy,
-  type PolicyOptions,
-  type DomainAllowlistOptions,
-  domainAllowlist,
-  type CheckedMemoryEntry,
-  type PolicyMemoryCheckOptions,
-  policyMemoryCheck,
+} from './policy/content-filter.ts';
+export { createPolicy, type EvaluateOptions, type Policy, type PolicyOptions } from './policy/create-policy.ts';
+export { type DomainAllowlistOptions, domainAllowlist } from './policy/domain-allowlist.ts';
+export { type CheckedMemoryEntry, type PolicyMemoryCheckOptions, policyMemoryCheck } from './policy/memory-check.ts';
+export {
   type ApprovalAnswer,
-  type PolicyApprovalRequest,
+  type ApprovalRequest as PolicyApprovalRequest,
   type PolicyProcessor,
   type PolicyProcessorOptions,
   policyProcessor,
-  type AuditSink,
-  type PolicyAuditEvent,
-  type PolicyDecision,
-  type PolicyRequest,
-  type PolicyRequestKind,
-  type PolicyRule,
-  type PolicyTool,
-  type RuleVerdict,
+} from './policy/policy-processor.ts';
+export type {
+  AuditSink,
+  PolicyAuditEvent,
+  PolicyDecision,
+  PolicyRequest,
+  PolicyRequestKind,
+  PolicyRule,
+  PolicyTool,
+  RuleVerdict,
+} from './policy/policy-types.ts';
+export {
   permissivePolicy,
   STORE_TOOLS,
   STRICT_APPROVAL_TOOLS,
   type StrictPolicyOptions,
   strictPolicy,
-  type RateLimitOptions,
-  rateLimit,
+} from './policy/presets.ts';
+export { type RateLimitOptions, rateLimit } from './policy/rate-limit.ts';
+export {
   type ApprovalScope,
   requireApprovalFor,
   requirePlanApproval,
   toolAllowlist,
   toolDenylist,
-  type WriteScopeOptions,
-  writeScope,
-} from './policy/index.ts';
-
-// governed tasks
-export {
-  type AgentStepOptions,
-  type ApprovalAsk,
-  askApproval,
-  type ApprovalBroker,
-  type ApprovalOutcome,
-  type AwaitApprovalOptions,
-  type InvalidDecision,
-  type DecideOptions,
-  decide,
-  type ApprovalMode,
-  createFileBroker,
-  type FileBroker,
-  type FileBrokerOptions,
-  createInMemoryBroker,
-  type InMemoryBroker,
-  type BudgetTracker,
-  createBudgetTracker,
-  type ApprovalDecision,
-  approvalDecisionSchema,
-  type ApprovalRequest,
-  approvalRequestSchema,
-  DECISIONS,
-  EVENT_TYPES,
-  EVENTS_VERSION,
-  type EventFrame,
-  type EventInput,
-  type EventType,
-  eventFrameSchema,
-  CONTRACT_SCHEMAS,
-  contractJsonSchema,
-  type AcceptanceCheck,
-  type Plan,
-  PLAN_VERSION,
-  planSchema,
-  signPlan,
-  SPEC_VERSION,
-  type SpecFile,
-  specSchema,
-  STATE_VERSION,
-  type StateFile,
-  STOP_REASONS,
-  stateSchema,
-  type StopReason,
-  VERIFY_VERSION,
-  type VerifyReport,
-  verifyReportSchema,
-  CONTROL_PATHS,
-  foldJournal,
-  type JournalFold,
-  followJournal,
-  type Journal,
-  type JournalSyncMode,
-  type FrameFactoryOptions,
-  createMemoryJournal,
-  type MemoryJournal,
-  type MemoryJournalOptions,
-  createMemoryStateStore,
-  type StateStore,
-  readJournal,
-  checkTaskFolder,
-  scaffoldTask,
-  type TaskPaths,
-  taskPaths,
-  type AgentStepOutput,
-  type Loop,
-  type LoopContext,
-  type LoopOutcome,
-  type ReplanRequest,
-  gatherPlanActVerify,
-  type ActionResult,
-  type Executor,
-  finishReflector,
-  modelPlanner,
-  type Planner,
-  type PlannerState,
-  type PlanStep,
-  planActReflect,
-  type Reflector,
-  toolExecutor,
-  type ActOutcome,
-  type LoopEvent,
-  type LoopPhases,
-  type SignedPlan,
-  type DeliverableRef,
-  type DoTaskResult,
-  type ResultView,
-  type StepReport,
-  viewOf,
-  createRunner,
-  DEFAULT_PERSONA,
-  type MemoryContext,
-  type Runner,
-  type RunnerOptions,
-  type StepOnceResult,
-  type TaskHandle,
-  type RunListener,
-  type ApprovalPolicy,
-  type Budgets,
-  type TaskSpec,
-} from './task/index.ts';
+} from './policy/tool-rules.ts';
+export { type WriteScopeOptions, writeScope } from './policy/write-scope.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import type { EventInput } from '../../src/task/contracts/events.ts';
 import type { DurableFs } from '../../src/task/fs/durable-fs.ts';
-import { createFsSpy } from '../../src/task/fs/fs-spy.ts';
+import { createFsSpy } from '../../test/support/fs-spy.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { createFrameFactory } from '../../src/task/journal/frame-factory.ts';
 import type { Journal } from '../../src/task/journal/journal.ts';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { createFsSpy } from '../../src/task/fs/fs-spy.ts';
+import { createFsSpy } from '../../test/support/fs-spy.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { createFrameFactory } from '../../src/task/journal/frame-factory.ts';
 import { SAMPLE_EVENT } from './fixtures.ts';

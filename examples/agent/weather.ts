@@ -4,11 +4,12 @@
 //   AGENCY_RECORD_MODEL=openai:gpt-4o node examples/agent/weather.ts
 import { join } from 'node:path';
 import { z } from 'zod';
-import { defineTool, LLMAgent, recordModel, resolveModel } from '../../src/index.ts';
+import { defineTool, LLMAgent, resolveModel } from '../../src/index.ts';
+import { recordModel, replayModel } from '../../src/testing/index.ts';
 
 const cassette = join(import.meta.dirname, 'weather.cassette.jsonl');
 const recordWith = process.env.AGENCY_RECORD_MODEL;
-const model = recordWith ? recordModel(resolveModel(recordWith), cassette) : resolveModel(`replay:${cassette}`);
+const model = recordWith ? recordModel(resolveModel(recordWith), cassette) : replayModel(cassette);
 
 // A deterministic stand-in for a weather API.
 const forecasts: Record<string, { tempC: number; sky: string }> = {

@@ -1,5 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { sha256Hex } from '../../src/core/canonical-json.ts';
+import { sha256Hex } from '../../src/core/sha256.ts';
 
 /**
  * Wraps a model so that it sees the site at `recorded` while the task's tools reach it at `actual`. Requests have

@@ -1,3 +1,4 @@
+import { utf8ByteLength } from '../core/bytes.ts';
 import type { ToolResultOutput } from '../core/messages.ts';
 import type { Attachment } from './types.ts';
 
@@ -25,7 +26,7 @@ export function attachmentsOfOutput(output: ToolResultOutput): Attachment[] {
 export function attachmentBytes(attachment: Attachment): number {
   const { data } = attachment;
   if (data.type === 'base64') return Math.floor((data.base64.length * 3) / 4);
-  if (data.type === 'text') return Buffer.byteLength(data.text);
+  if (data.type === 'text') return utf8ByteLength(data.text);
   return 0;
 }
 

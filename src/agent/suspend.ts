@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utf8ByteLength } from '../core/bytes.ts';
 import { AgencyError } from '../core/errors.ts';
 import { decodeJson, encodeJson } from '../core/json-codec.ts';
 import type { JsonValue } from '../core/messages.ts';
@@ -111,7 +112,7 @@ export type SuspendHost = {
  */
 export function createSuspended(host: SuspendHost, state: RunState, payload: JsonValue): Suspended {
   const snapshot = JSON.stringify(encodeJson(state));
-  const size = Buffer.byteLength(snapshot);
+  const size = utf8ByteLength(snapshot);
   host.ledger.reserve(size);
   const id = host.newId();
   const expiresAt = host.now() + host.ttlMs;

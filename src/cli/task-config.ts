@@ -5,7 +5,7 @@ import { AgencyError } from '../core/errors.ts';
 import type { TaskPaths } from '../task/layout.ts';
 import { parseContractFile } from '../task/task-spec.ts';
 import type { Tool } from '../tools/define-tool.ts';
-import { taskTools } from '../tools/builtin/index.ts';
+import { taskTools } from '../tools/builtin/task-tools.ts';
 import type { OperatorSettings } from './operator-config.ts';
 import { isCoveredBy, parseAllowEntry } from './operator-network.ts';
 

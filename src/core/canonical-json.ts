@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { AgencyError } from './errors.ts';
+import { sha256Hex } from './sha256.ts';
 
 /**
  * Serializes a value as RFC 8785 (JCS) canonical JSON: keys sorted by UTF-16 code units, numbers in their shortest
@@ -20,11 +20,6 @@ export function canonicalJson(value: unknown): string {
   }
   if (out === undefined) throw new AgencyError('invalid_argument', 'Value cannot be canonicalized: it is undefined');
   return out;
-}
-
-/** The lowercase hex SHA-256 of a string (as UTF-8) or of bytes. */
-export function sha256Hex(input: string | Uint8Array): string {
-  return createHash('sha256').update(input).digest('hex');
 }
 
 /** `sha256Hex(canonicalJson(value))`: the signature agency uses for plans, requests and tool arguments. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AgencyError } from './errors.ts';
 
 /** The prefixes agency uses for its ids. */
@@ -19,7 +18,7 @@ const RANDOM_CHARS = 16;
 export type IdGeneratorDeps = {
   /** Milliseconds since the epoch. @default Date.now */
   now?: () => number;
-  /** Fills a buffer with random bytes. @default crypto.randomBytes */
+  /** Returns `size` random bytes. @default Web Crypto's `crypto.getRandomValues`, which every JS runtime has */
   randomBytes?: (size: number) => Uint8Array;
 };
 
@@ -30,7 +29,7 @@ export type IdGeneratorDeps = {
  * @example
  * const newId = createIdGenerator(); newId('task') // 'task_01JD…'
  */
-export function createIdGenerator({ now = Date.now, randomBytes: random = randomBytes }: IdGeneratorDeps = {}) {
+export function createIdGenerator({ now = Date.now, randomBytes: random = webRandomBytes }: IdGeneratorDeps = {}) {
   let lastTime = -1;
   let timePart = '';
   const digits = new Uint8Array(RANDOM_CHARS);
@@ -76,6 +75,10 @@ export function idTime(id: string): number {
     time = time * 32 + digit;
   }
   return time;
+}
+
+function webRandomBytes(size: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(size));
 }
 
 function encodeTime(time: number): string {

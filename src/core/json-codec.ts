@@ -1,3 +1,5 @@
+import { base64ToBytes, bytesToBase64 } from './bytes.ts';
+
 /**
  * Encodes values that JSON cannot hold (bytes, dates, URLs, errors) as tagged objects, and decodes them back.
  * Cassettes and serialized runs use it, so a value written to disk comes back as the same kind of value.
@@ -11,8 +13,8 @@ export function encodeJson(value: unknown): unknown {
     if (typeof value === 'bigint') return value.toString();
     return value;
   }
-  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
-  if (value instanceof ArrayBuffer) return { $bytes: Buffer.from(value).toString('base64') };
+  if (value instanceof Uint8Array) return { $bytes: bytesToBase64(value) };
+  if (value instanceof ArrayBuffer) return { $bytes: bytesToBase64(new Uint8Array(value)) };
   if (value instanceof Date) return { $date: value.toISOString() };
   if (value instanceof URL) return { $url: value.href };
   if (value instanceof Error) return { $error: encodeError(value) };
@@ -36,7 +38,7 @@ export function decodeJson(value: unknown): unknown {
     const tagged = record[key as string];
     switch (key) {
       case '$bytes':
-        return new Uint8Array(Buffer.from(String(tagged), 'base64'));
+        return base64ToBytes(String(tagged));
       case '$date':
         return new Date(String(tagged));
       case '$url':

@@ -1,4 +1,5 @@
 import type { SharedV4FileData, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import { bytesToBase64 } from './bytes.ts';
 import { AgencyError } from './errors.ts';
 import { encodeJson } from './json-codec.ts';
 import type { FileData, JsonValue, ProviderOptions, ProviderPart } from './messages.ts';
@@ -27,7 +28,7 @@ export function fromV4FileData(data: SharedV4FileData): FileData {
     case 'data':
       return {
         type: 'base64',
-        base64: typeof data.data === 'string' ? data.data : Buffer.from(data.data).toString('base64'),
+        base64: typeof data.data === 'string' ? data.data : bytesToBase64(data.data),
       };
     case 'url':
       return { type: 'url', url: data.originalUrl ?? data.url.href };

@@ -3,6 +3,7 @@
  * journaled, serialized with a suspended run, or recorded, and come back unchanged. `model/` converts them to and
  * from the AI SDK `LanguageModelV4` prompt and content types.
  */
+import { bytesToBase64 } from './bytes.ts';
 
 /** A JSON value. */
 export type JsonValue = null | string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
@@ -137,7 +138,7 @@ export function imagePart(source: Uint8Array | URL | string, mediaType = 'image'
 
 /** File data from bytes (stored as base64), a URL object, or a URL string. */
 export function fileData(source: Uint8Array | URL | string): FileData {
-  if (source instanceof Uint8Array) return { type: 'base64', base64: Buffer.from(source).toString('base64') };
+  if (source instanceof Uint8Array) return { type: 'base64', base64: bytesToBase64(source) };
   return { type: 'url', url: source instanceof URL ? source.href : source };
 }
 

@@ -5,7 +5,6 @@ export type { McpTransportOptions } from './client-session.ts';
 export { connectMcp } from './connect-mcp.ts';
 export type { ConnectMcpOptions, McpProgressEvent, McpReconnectPolicy } from './connect-options.ts';
 export type { McpConnection, McpConnectionState, McpStatus } from './mcp-connection.ts';
-export { mcpErrorText, mcpResultToModelOutput } from './mcp-output.ts';
 export type { McpToolOverride, SkippedMcpTool } from './tool-catalog.ts';
 export { assignToolNames, NAME_SEPARATOR } from './tool-names.ts';
 

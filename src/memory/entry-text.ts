@@ -1,4 +1,4 @@
-import { sha256Hex } from '../core/canonical-json.ts';
+import { sha256Hex } from '../core/sha256.ts';
 
 /** Orders strings by UTF-16 code units: the same result in every locale, unlike `localeCompare`. */
 export function compareText(a: string, b: string): number {

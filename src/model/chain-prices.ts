@@ -3,8 +3,8 @@ import { AgencyError } from '../core/errors.ts';
 import type { ModelCatalog, ModelPrice } from '../core/model-catalog.ts';
 import { findModelPrice, modelEndpoint, type PricedModel } from '../core/model-prices.ts';
 import type { ModelChain, ModelChoice } from './capabilities.ts';
+import { replayModel } from './cassette/replay-model.ts';
 import { parseModelSpec } from './model-spec.ts';
-import { resolveModel } from './resolve-model.ts';
 
 /** A model, a spec string, or a fallback chain: what a runner or an agent is given. */
 export type ChainInput = string | ModelChain;
@@ -41,7 +41,7 @@ function specModel(spec: string, cwd: string | undefined): ChainModel {
     case 'openai-compatible':
       return { provider: 'openai-compatible.chat', modelId: parsed.modelId, baseURL: parsed.baseURL, name: spec };
     case 'replay': {
-      const replayed = resolveModel(spec, cwd === undefined ? {} : { cwd });
+      const replayed = replayModel(parsed.path, cwd === undefined ? {} : { cwd });
       return { provider: replayed.provider, modelId: replayed.modelId, name: spec };
     }
   }

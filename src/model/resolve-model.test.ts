@@ -1,5 +1,9 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../testing/scripted-model.ts';
+import { resolveModelOrReplay } from './cassette/resolve-or-replay.ts';
 import { parseModelSpec } from './model-spec.ts';
 import { resolveModel } from './resolve-model.ts';
 
@@ -78,8 +82,39 @@ describe('resolveModel', () => {
     );
   });
 
+  it('refuses a replay: spec, naming replayModel', () => {
+    expect(() => resolveModel('replay:test/cassettes/a.jsonl')).toThrow(
+      expect.objectContaining({
+        code: 'invalid_model_spec',
+        message: expect.stringContaining(`replayModel("test/cassettes/a.jsonl") from 'agency/testing'`),
+      }),
+    );
+  });
+
+  it.each([
+    ['openai:gpt-4o', async () => createOpenAI({ apiKey: 'k' }).responses('gpt-4o')],
+    ['openai-chat:gpt-4o', async () => createOpenAI({ apiKey: 'k' }).chat('gpt-4o')],
+    ['anthropic:claude-haiku-4-5', async () => createAnthropic({ apiKey: 'k' })('claude-haiku-4-5')],
+    [
+      'openai-compatible:http://127.0.0.1:1234/v1#local',
+      async () => createOpenAICompatible({ name: 'openai-compatible', baseURL: 'http://127.0.0.1:1234/v1' })('local'),
+    ],
+  ])('names %s as its provider does before loading it, and loads it on first use', async (spec, real) => {
+    const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' };
+    const model = resolveModel(spec, { env });
+    const expected = await real();
+    expect([model.provider, model.modelId]).toEqual([expected.provider, expected.modelId]);
+    expect(await model.supportedUrls).toEqual(await expected.supportedUrls);
+  });
+});
+
+describe('resolveModelOrReplay', () => {
+  it('resolves provider specs as resolveModel does', () => {
+    expect(resolveModelOrReplay('openai-chat:gpt-4o', { env: { OPENAI_API_KEY: 'k' } }).provider).toBe('openai.chat');
+  });
+
   it('fails fast on a missing cassette', () => {
-    expect(() => resolveModel('replay:/nonexistent/cassette.jsonl')).toThrow(
+    expect(() => resolveModelOrReplay('replay:/nonexistent/cassette.jsonl')).toThrow(
       expect.objectContaining({ code: 'cassette_not_found' }),
     );
   });

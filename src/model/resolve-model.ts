@@ -1,23 +1,18 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../core/errors.ts';
 import { setModelEndpoint } from '../core/model-prices.ts';
-import { replayModel } from './cassette/replay-model.ts';
-import { parseModelSpec } from './model-spec.ts';
+import { lazyModel } from './lazy-model.ts';
+import { type ModelSpec, parseModelSpec } from './model-spec.ts';
 
 /** Options for {@link resolveModel}. */
 export type ResolveModelOptions = {
-  /** Where API keys and base URLs are read from. @default process.env */
+  /** Where API keys and base URLs are read from. @default process.env where the runtime has one, else {} */
   env?: Readonly<Record<string, string | undefined>>;
   /** The fetch the providers use; inject one to serve recorded responses. @default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
-  /** For `replay:` specs: match calls by order only, not by request content. @default false */
-  lenientReplay?: boolean;
-  /** For `replay:` specs: relative cassette paths resolve against this directory. @default process.cwd() */
-  cwd?: string;
 };
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Turns a model spec, or any `LanguageModelV4` object, into a model.
@@ -27,55 +22,85 @@ export type ResolveModelOptions = {
  * - `anthropic:<model>`: key from `ANTHROPIC_API_KEY`, optional `ANTHROPIC_BASE_URL`.
  * - `openai-compatible:<baseURL>#<model>`: vLLM, llama.cpp, LM Studio, Ollama; optional `OPENAI_COMPATIBLE_API_KEY`.
  *   A structured answer is asked for with `response_format: json_schema`.
- * - `replay:<cassette path>`: serves a recorded cassette offline.
  *
- * @throws AgencyError `invalid_model_spec` for a malformed spec, `missing_api_key` naming the variable to set.
+ * The provider package (`@ai-sdk/openai`, `@ai-sdk/anthropic`, `@ai-sdk/openai-compatible`) is imported on the
+ * model's first call, not here, so resolving a spec loads nothing and works in any JS runtime; the key is checked
+ * here. A `replay:<cassette>` spec reads a file: in code, use `replayModel` from `agency/testing`; the CLI's
+ * `--model` and a task spec's `model` take it as it is.
+ *
+ * @throws AgencyError `invalid_model_spec` for a malformed spec or a `replay:` one, `missing_api_key` naming the
+ * variable to set.
  * @example
  * const model = resolveModel('anthropic:claude-sonnet-4-5');
  */
 export function resolveModel(spec: string | LanguageModelV4, options: ResolveModelOptions = {}): LanguageModelV4 {
   if (typeof spec !== 'string') return checkModelObject(spec);
-  const { env = process.env, fetch } = options;
+  const { env = processEnv(), fetch } = options;
   const parsed = parseModelSpec(spec);
   switch (parsed.kind) {
     case 'openai': {
-      const provider = createOpenAI({
+      const settings = {
         apiKey: requireKey(env, 'OPENAI_API_KEY', spec),
         ...optional('baseURL', env.OPENAI_BASE_URL),
         ...optional('fetch', fetch),
+      };
+      return lazyModel(`openai.${parsed.api}`, parsed.modelId, async () => {
+        const provider = (await import('@ai-sdk/openai')).createOpenAI(settings);
+        return parsed.api === 'chat' ? provider.chat(parsed.modelId) : provider.responses(parsed.modelId);
       });
-      return parsed.api === 'chat' ? provider.chat(parsed.modelId) : provider.responses(parsed.modelId);
     }
-    case 'anthropic':
-      return createAnthropic({
+    case 'anthropic': {
+      const settings = {
         apiKey: requireKey(env, 'ANTHROPIC_API_KEY', spec),
         ...optional('baseURL', env.ANTHROPIC_BASE_URL),
         ...optional('fetch', fetch),
-      })(parsed.modelId);
-    case 'openai-compatible': {
-      const model = createOpenAICompatible({
-        name: 'openai-compatible',
-        baseURL: parsed.baseURL,
-        includeUsage: true,
-        // vLLM, llama.cpp, LM Studio and Ollama all take `response_format: json_schema`; LM Studio refuses the
-        // `json_object` the provider would send otherwise, and `json_object` does not tell the model the schema.
-        supportsStructuredOutputs: true,
-        ...optional('apiKey', env.OPENAI_COMPATIBLE_API_KEY),
-        ...optional('fetch', fetch),
-      }).chatModel(parsed.modelId);
-      // Its price is found by the host it sends to (api.deepseek.com, api.together.xyz, …).
-      setModelEndpoint(model, parsed.baseURL);
-      return model;
+      };
+      return lazyModel('anthropic.messages', parsed.modelId, async () =>
+        (await import('@ai-sdk/anthropic')).createAnthropic(settings)(parsed.modelId),
+      );
     }
+    case 'openai-compatible':
+      return compatibleModel(parsed, env, fetch);
     case 'replay':
-      return replayModel(parsed.path, {
-        ...optional('lenient', options.lenientReplay),
-        ...optional('cwd', options.cwd),
-      });
+      throw new AgencyError(
+        'invalid_model_spec',
+        `Model spec "${spec}" replays a cassette file, which resolveModel does not read: use ` +
+          `replayModel(${JSON.stringify(parsed.path)}) from 'agency/testing'. The CLI's --model and a task spec's ` +
+          '"model" take replay: specs as they are.',
+        { details: { spec } },
+      );
   }
 }
 
-function requireKey(env: Readonly<Record<string, string | undefined>>, name: string, spec: string): string {
+function compatibleModel(
+  { baseURL, modelId }: Extract<ModelSpec, { kind: 'openai-compatible' }>,
+  env: Env,
+  fetch: typeof globalThis.fetch | undefined,
+): LanguageModelV4 {
+  const settings = {
+    name: 'openai-compatible',
+    baseURL,
+    includeUsage: true,
+    // vLLM, llama.cpp, LM Studio and Ollama all take `response_format: json_schema`; LM Studio refuses the
+    // `json_object` the provider would send otherwise, and `json_object` does not tell the model the schema.
+    supportsStructuredOutputs: true,
+    ...optional('apiKey', env.OPENAI_COMPATIBLE_API_KEY),
+    ...optional('fetch', fetch),
+  };
+  const model = lazyModel('openai-compatible.chat', modelId, async () =>
+    (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(settings).chatModel(modelId),
+  );
+  // Its price is found by the host it sends to (api.deepseek.com, api.together.xyz, …).
+  setModelEndpoint(model, baseURL);
+  return model;
+}
+
+// Node, Deno and Bun have process.env; a browser or a worker has no environment, and keys come in `env`.
+function processEnv(): Env {
+  return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
+}
+
+function requireKey(env: Env, name: string, spec: string): string {
   const value = env[name]?.trim();
   if (value) return value;
   throw new AgencyError(

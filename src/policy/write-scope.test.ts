@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PolicyRequest } from './policy-types.ts';
 import { normalizeRelative, writeScope } from './write-scope.ts';
@@ -71,5 +72,14 @@ describe('writeScope', () => {
     expect(() => writeScope({ paths: ['/tmp'] })).toThrow(/paths\[0\] "\/tmp" must be a relative path/);
     expect(() => writeScope({ paths: ['../x'] })).toThrow(/must be a relative path/);
     expect(normalizeRelative('a//b/./c/')).toBe('a/b/c');
+  });
+
+  it('normalizes relative paths as posix.normalize does, refusing any that climb out', () => {
+    for (const path of ['a/../b', 'a/b/../../c', './a', '.', './', 'a/..', 'a\\b\\..\\c', 'a/./b//']) {
+      expect(normalizeRelative(path)).toBe(posix.normalize(path.replaceAll('\\', '/')).replace(/\/+$/, '') || '.');
+    }
+    for (const path of ['..', '../a', 'a/../..', 'a/../../b', '/abs', 'C:/x', '', 'a\0b']) {
+      expect(normalizeRelative(path)).toBeUndefined();
+    }
   });
 });

@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { type NamePatterns, nameMatcher } from './glob.ts';
 import type { PolicyRule } from './policy-types.ts';
@@ -84,9 +83,15 @@ export function normalizeRelative(path: string): string | undefined {
   if (path.includes('\0') || path === '') return undefined;
   const slashed = path.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) return undefined;
-  const normalized = posix.normalize(slashed).replace(/\/+$/, '');
-  if (normalized === '..' || normalized.startsWith('../')) return undefined;
-  return normalized === '' ? '.' : normalized;
+  // posix.normalize for a relative path, written out so that policy needs no Node built-in.
+  const segments: string[] = [];
+  for (const segment of slashed.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment !== '..') segments.push(segment);
+    else if (segments.length === 0) return undefined;
+    else segments.pop();
+  }
+  return segments.length === 0 ? '.' : segments.join('/');
 }
 
 function pathsOf(input: unknown, fields: readonly string[]): string[] {

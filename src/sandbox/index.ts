@@ -1,4 +1,4 @@
-export { type BwrapHost, bwrapArgs, SANDBOX_UID } from './bwrap-args.ts';
+// agency/sandbox: run commands under bubblewrap, or unsandboxed when an operator says so; Node-only. See docs/sandbox.md.
 export { type BwrapSandboxOptions, createBwrapSandbox } from './bwrap-sandbox.ts';
 export { MIN_BWRAP_VERSION } from './bwrap-version.ts';
 export { type CheckSandboxOptions, checkSandbox, type SandboxStatus } from './check-sandbox.ts';
@@ -18,12 +18,7 @@ export {
   type WrapOptions,
   type WrappedCommand,
 } from './sandbox.ts';
-export {
-  DEFAULT_SANDBOX_LIMITS,
-  type ResolvedSandboxLimits,
-  resolveSandboxLimits,
-  type SandboxLimits,
-} from './sandbox-limits.ts';
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox-limits.ts';
 export { type QuarantinedFile, type SandboxOutputScan, type ScanOptions, scanSandboxOutput } from './scan-output.ts';
 export { buildSeccompFilter, SECCOMP_RULES, type SeccompRule } from './seccomp-filter.ts';
 export { DEFAULT_ETC_PATHS, detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';

@@ -1,13 +1,11 @@
-// Governed tasks: the runner, its loops and their public pieces, the on-disk contracts, approvals and the journal.
-// See docs/runner.md and docs/task-folder.md.
-export { type AgentStepOptions } from './agent-step.ts';
-export { type ApprovalAsk, askApproval } from './approval-flow.ts';
-export {
-  type ApprovalBroker,
-  type ApprovalOutcome,
-  type AwaitApprovalOptions,
-  type InvalidDecision,
-} from './approvals/broker.ts';
+// agency/tasks: governed tasks, Node-only. The runner, its loops and the pieces a loop is built from, the on-disk
+// contracts, approvals and the journal. See docs/runner.md and docs/task-folder.md.
+//
+// The phase functions carry `experimental_`: they take the whole LoopContext, whose surface is still being narrowed.
+
+export { historyPolicyFromSpec, type SpecHistory } from '../memory/history-policy.ts';
+export type { AgentStepOptions } from './agent-step.ts';
+export type { ApprovalBroker, ApprovalOutcome, AwaitApprovalOptions, InvalidDecision } from './approvals/broker.ts';
 export { type DecideOptions, decide } from './approvals/decide.ts';
 export {
   type ApprovalMode,
@@ -15,8 +13,7 @@ export {
   type FileBroker,
   type FileBrokerOptions,
 } from './approvals/file-broker.ts';
-export { createInMemoryBroker, type InMemoryBroker } from './approvals/in-memory-broker.ts';
-export { type BudgetTracker, createBudgetTracker } from './budgets.ts';
+export { createInMemoryBroker, type InMemoryBroker, type InMemoryBrokerOptions } from './approvals/in-memory-broker.ts';
 export {
   type ApprovalDecision,
   approvalDecisionSchema,
@@ -37,15 +34,14 @@ export { type AcceptanceCheck, type Plan, PLAN_VERSION, planSchema, signPlan } f
 export { SPEC_VERSION, type SpecFile, specSchema } from './contracts/spec.ts';
 export { STATE_VERSION, type StateFile, STOP_REASONS, stateSchema, type StopReason } from './contracts/state.ts';
 export { VERIFY_VERSION, type VerifyReport, verifyReportSchema } from './contracts/verify-report.ts';
-export { CONTROL_PATHS } from './control-paths.ts';
-export { foldJournal, type JournalFold } from './journal-fold.ts';
+export type { DeliverableRef } from './deliverables.ts';
 export { followJournal } from './journal/follow-journal.ts';
 export type { FrameFactoryOptions } from './journal/frame-factory.ts';
 export type { Journal, JournalSyncMode } from './journal/journal.ts';
 export { createMemoryJournal, type MemoryJournal, type MemoryJournalOptions } from './journal/memory-journal.ts';
 export { readJournal } from './journal/read-journal.ts';
 export { checkTaskFolder, scaffoldTask, type TaskPaths, taskPaths } from './layout.ts';
-export { type AgentStepOutput, type Loop, type LoopContext, type LoopOutcome, type ReplanRequest } from './loop.ts';
+export type { AgentStepOutput, Loop, LoopContext, LoopOutcome, ReplanRequest } from './loop.ts';
 export { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 export type { ActionResult } from './governed-tool.ts';
 export type { LoopEvent, LoopPhases } from './loop-context.ts';
@@ -62,17 +58,13 @@ export {
 } from './loops/plan-act-reflect.ts';
 export type { ActOutcome } from './phases/act.ts';
 export type { SignedPlan } from './phases/plan.ts';
-export type { DeliverableRef } from './deliverables.ts';
-export { type DoTaskResult, type ResultView, type StepReport, viewOf } from './result.ts';
-export {
-  createRunner,
-  DEFAULT_PERSONA,
-  type MemoryContext,
-  type Runner,
-  type RunnerOptions,
-  type StepOnceResult,
-  type TaskHandle,
-} from './runner.ts';
+export type { DoTaskResult, ResultView, StepReport } from './result.ts';
+export { DEFAULT_PERSONA } from './run-context.ts';
+export type { TaskHandle, TaskRef } from './run-core.ts';
+export type { ResumeOptions } from './run-resume.ts';
+export { createRunner, type Runner, type RunStatus, type StepOnceResult } from './runner.ts';
+export type { MemoryContext, RunnerOptions } from './runner-options.ts';
 export type { RunListener } from './session.ts';
 export { createMemoryStateStore, type StateStore } from './state-store.ts';
-export { type ApprovalPolicy, type Budgets, type TaskSpec } from './task-spec.ts';
+export type { ApprovalPolicy, Budgets, TaskSpec } from './task-spec.ts';
+export { loadTaskHistory, type ReadTextFile } from './task-history.ts';

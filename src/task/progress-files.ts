@@ -1,4 +1,4 @@
-import { sha256Hex } from '../core/canonical-json.ts';
+import { sha256Hex } from '../core/sha256.ts';
 import type { Message } from '../core/messages.ts';
 import type { Plan } from './contracts/plan.ts';
 import type { TaskFiles } from './fs/task-files.ts';

@@ -4,9 +4,10 @@ import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { Redactor } from '../core/redact.ts';
 import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.ts';
-import { loadTaskHistory } from '../memory/history.ts';
+import { loadTaskHistory } from './task-history.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import { toMessage } from '../memory/message-schema.ts';
+import { resolveModelOrReplay } from '../model/cassette/resolve-or-replay.ts';
 import { dearestPrice } from '../model/chain-prices.ts';
 import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { createToolRegistry } from '../tools/tool-registry.ts';
@@ -101,7 +102,8 @@ function modelOf(session: Session, options: RunnerOptions) {
       'No model: pass `model` to createRunner or set "model" in the spec (e.g. "openai:gpt-4o")',
     );
   }
-  return model;
+  // A spec string may be `replay:<cassette>`, which the agent's own resolution does not read.
+  return typeof model === 'string' ? resolveModelOrReplay(model) : model;
 }
 
 // The run's tools, each capped by the per-tool budget and flushing the journal before it acts, plus the runner's own

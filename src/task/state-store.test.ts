@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
 import { sampleState } from '../../test/support/sample-state.ts';
 import type { StateFile } from './contracts/state.ts';
-import { createFsSpy, osError } from './fs/fs-spy.ts';
+import { createFsSpy, osError } from '../../test/support/fs-spy.ts';
 import { createFileStateStore, createMemoryStateStore } from './state-store.ts';
 
 let dir: string;

@@ -1,2 +1,13 @@
-export type { ScriptedCall, ScriptedModelOptions, ScriptReply, ScriptStep } from './scripted-model.ts';
-export { apiError, ScriptedModel } from './scripted-model.ts';
+// agency/testing: models for tests. A scripted model that records every call, and record/replay cassettes, which
+// read and write files (Node-only). See docs/cassettes.md.
+export { CASSETTE_FORMAT, type CassetteHeader } from '../model/cassette/cassette-format.ts';
+export { type RecordModelOptions, recordModel } from '../model/cassette/record-model.ts';
+export { type ReplayModel, type ReplayModelOptions, replayModel } from '../model/cassette/replay-model.ts';
+export {
+  apiError,
+  type ScriptedCall,
+  ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptReply,
+  type ScriptStep,
+} from './scripted-model.ts';

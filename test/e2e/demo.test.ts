@@ -8,7 +8,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rehostModel } from '../../examples/research/rehost-model.ts';
 import { RECORDED_SITE } from '../../examples/research/serve-site.ts';
-import { sha256Hex } from '../../src/core/canonical-json.ts';
+import { sha256Hex } from '../../src/core/sha256.ts';
 import { replayModel } from '../../src/model/cassette/replay-model.ts';
 
 const repo = join(import.meta.dirname, '../..');

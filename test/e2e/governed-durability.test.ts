@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventFrame } from '../../src/task/contracts/events.ts';
 import { stateSchema } from '../../src/task/contracts/state.ts';
 import { nodeDurableFs } from '../../src/task/fs/durable-fs.ts';
-import { createFsSpy } from '../../src/task/fs/fs-spy.ts';
+import { createFsSpy } from '../support/fs-spy.ts';
 import { foldJournal } from '../../src/task/journal-fold.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { createMemoryJournal, type MemoryJournal } from '../../src/task/journal/memory-journal.ts';

@@ -4,7 +4,7 @@ import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
 import { priceEntries } from '../../core/price-override.ts';
 import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
-import { resolveModel } from '../../model/resolve-model.ts';
+import { resolveModelOrReplay } from '../../model/cassette/resolve-or-replay.ts';
 import { createTaskFiles } from '../../task/fs/task-files.ts';
 import { readJournal } from '../../task/journal/read-journal.ts';
 import { type Budgets, readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
@@ -118,7 +118,7 @@ export async function runCommand(
   const paths = await checkTaskFolder(root);
   const settings = await runSettingsFor(paths, options);
   const modelSpec = await modelSpecFor(paths, options, mode);
-  let model = options.modelObject ?? resolveModel(modelSpec);
+  let model = options.modelObject ?? resolveModelOrReplay(modelSpec);
   if (options.record) model = recordModel(model, options.record);
   const runner = createRunner({
     model,

@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../core/redact.ts';
 import { apiError, ScriptedModel } from '../../testing/scripted-model.ts';
 import { createModelCaller } from '../call-model.ts';
-import { resolveModel } from '../resolve-model.ts';
 import { streamPartsToResult } from '../stream-convert.ts';
 import { recordModel } from './record-model.ts';
 import { replayModel } from './replay-model.ts';
+import { resolveModelOrReplay } from './resolve-or-replay.ts';
 
 const tools = [
   {
@@ -112,10 +112,10 @@ describe('record and replay', () => {
     expect(streamed.map((result) => result.usage)).toEqual(recorded.map((result) => result.usage));
   });
 
-  it('replays through resolveModel("replay:…")', async () => {
+  it('replays through resolveModelOrReplay("replay:…")', async () => {
     const path = tempFile();
     const recorded = await converse(recordModel(script(), path), 'generate');
-    expect(await converse(resolveModel(`replay:${path}`), 'generate')).toEqual(recorded);
+    expect(await converse(resolveModelOrReplay(`replay:${path}`), 'generate')).toEqual(recorded);
   });
 
   it('fails a changed request, naming the call, the line and the first differing field', async () => {

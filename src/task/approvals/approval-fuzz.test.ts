@@ -19,7 +19,7 @@ import {
   type Rng,
   sampleRequest,
   validDecision,
-} from './internal/decision-corpus.ts';
+} from '../../../test/support/decision-corpus.ts';
 
 const SEED = Number(process.env.APPROVAL_FUZZ_SEED ?? 0xa9e7c1);
 const FILE_CASES = 160;

@@ -6,7 +6,7 @@ import { AgencyError } from '../../core/errors.ts';
 import type { ApprovalRequest } from '../contracts/approvals.ts';
 import { decide } from './decide.ts';
 import { createFileBroker } from './file-broker.ts';
-import { createRng, sampleRequest } from './internal/decision-corpus.ts';
+import { createRng, sampleRequest } from '../../../test/support/decision-corpus.ts';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
 const now = () => T0 + 60_000;

@@ -7,8 +7,8 @@ import type { ApprovalDecision, ApprovalRequest } from '../contracts/approvals.t
 import type { InvalidDecision } from './broker.ts';
 import { createFileBroker } from './file-broker.ts';
 import { nodeDurableFs } from '../fs/durable-fs.ts';
-import { createFsSpy, osError } from '../fs/fs-spy.ts';
-import { createRng, sampleRequest, validDecision } from './internal/decision-corpus.ts';
+import { createFsSpy, osError } from '../../../test/support/fs-spy.ts';
+import { createRng, sampleRequest, validDecision } from '../../../test/support/decision-corpus.ts';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
 let root: string;

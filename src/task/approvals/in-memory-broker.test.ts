@@ -3,7 +3,7 @@ import { AgencyError } from '../../core/errors.ts';
 import type { ApprovalRequest } from '../contracts/approvals.ts';
 import type { InvalidDecision } from './broker.ts';
 import { createInMemoryBroker } from './in-memory-broker.ts';
-import { createRng, sampleRequest, validDecision } from './internal/decision-corpus.ts';
+import { createRng, sampleRequest, validDecision } from '../../../test/support/decision-corpus.ts';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
 const rng = createRng(5);

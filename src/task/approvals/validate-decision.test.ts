@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../contracts/approvals.ts';
-import { createRng, mutate, mutationsFor, sampleRequest, validDecision } from './internal/decision-corpus.ts';
+import {
+  createRng,
+  mutate,
+  mutationsFor,
+  sampleRequest,
+  validDecision,
+} from '../../../test/support/decision-corpus.ts';
 import { bindingOf, checkDecision, checkDecisionText, sameDecision, toOutcome } from './validate-decision.ts';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');

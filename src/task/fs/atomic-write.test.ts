@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { nodeDurableFs as base } from './durable-fs.ts';
-import { createFsSpy, type FsOp, osError } from './fs-spy.ts';
+import { createFsSpy, type FsOp, osError } from '../../../test/support/fs-spy.ts';
 
 let dir: string;
 let target: string;

@@ -7,7 +7,7 @@ import { openFileJournal } from '../journal/file-journal.ts';
 import { readJournal } from '../journal/read-journal.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { nodeDurableFs as fs, syncDir } from './durable-fs.ts';
-import { createFsSpy, osError } from './fs-spy.ts';
+import { createFsSpy, osError } from '../../../test/support/fs-spy.ts';
 
 let dir: string;
 beforeEach(async () => {

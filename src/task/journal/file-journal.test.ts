@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../core/errors.ts';
 import type { EventFrame } from '../contracts/events.ts';
 import { nodeDurableFs as base } from '../fs/durable-fs.ts';
-import { createFsSpy, type FsOp, osError } from '../fs/fs-spy.ts';
+import { createFsSpy, type FsOp, osError } from '../../../test/support/fs-spy.ts';
 import { openFileJournal } from './file-journal.ts';
 import { readJournal } from './read-journal.ts';
 

@@ -1,7 +1,9 @@
 import { posix } from 'node:path';
 import { Ajv } from 'ajv';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
-import { openInScope, readFileInScope, resolveInScope } from '../../tools/guards/path-scope.ts';
+import { readFileInScope } from '../../tools/guards/path-io.ts';
+import { openInScope } from '../../tools/guards/path-open.ts';
+import { resolveInScope } from '../../tools/guards/path-resolve.ts';
 import type { AcceptanceCheck } from '../contracts/plan.ts';
 
 /** The outcome of one deterministic acceptance check, as Verify reports it. */

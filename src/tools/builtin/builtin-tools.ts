@@ -1,6 +1,6 @@
 import { AgencyError } from '../../core/errors.ts';
 import type { Tool } from '../define-tool.ts';
-import type { PathRoot } from '../guards/path-scope.ts';
+import type { PathRoot } from '../guards/path-roots.ts';
 import { type SandboxChoice, resolveSandbox } from './exec-options.ts';
 import { createFileGlobTool, type FileGlobToolOptions } from './file-glob.ts';
 import { createFsReadTool, type FsReadToolOptions } from './fs-read.ts';

@@ -1,14 +1,10 @@
 import { AgencyError } from '../../core/errors.ts';
-import {
-  createBwrapSandbox,
-  createUnsandboxed,
-  type QuarantinedFile,
-  type RunSandboxedOptions,
-  type RunSandboxedResult,
-  type Sandbox,
-  type SandboxLimits,
-  type SandboxLogger,
-} from '../../sandbox/index.ts';
+import { createBwrapSandbox } from '../../sandbox/bwrap-sandbox.ts';
+import type { RunSandboxedOptions, RunSandboxedResult } from '../../sandbox/run-sandboxed.ts';
+import type { SandboxLimits } from '../../sandbox/sandbox-limits.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import type { QuarantinedFile } from '../../sandbox/scan-output.ts';
+import { createUnsandboxed, type SandboxLogger } from '../../sandbox/unsandboxed.ts';
 
 /**
  * Where commands run: `'bwrap'` (bubblewrap, fails closed when it cannot run), `'none'` (the explicit, loudly logged

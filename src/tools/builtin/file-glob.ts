@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { globInScope, type PathRoot } from '../guards/path-scope.ts';
+import { globInScope } from '../guards/path-glob.ts';
+import type { PathRoot } from '../guards/path-roots.ts';
 import { positiveLimit } from './option-checks.ts';
 
 /** Options for {@link createFileGlobTool}. */

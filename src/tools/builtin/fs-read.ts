@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { sha256Hex } from '../../core/canonical-json.ts';
+import { sha256Hex } from '../../core/sha256.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type PathRoot, readFileInScope, resolveInScope } from '../guards/path-scope.ts';
+import { readFileInScope } from '../guards/path-io.ts';
+import { resolveInScope } from '../guards/path-resolve.ts';
+import type { PathRoot } from '../guards/path-roots.ts';
 import { positiveLimit } from './option-checks.ts';
 import { displayPath } from './scoped-path.ts';
 import { binaryOffset, bomCharset, decodeUtf8, decodeWith } from './text-content.ts';

@@ -1,16 +1,13 @@
 import { constants } from 'node:fs';
 import { z } from 'zod';
-import { sha256Hex } from '../../core/canonical-json.ts';
 import { errnoCode } from '../../core/errno.ts';
+import { sha256Hex } from '../../core/sha256.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import {
-  openInScope,
-  type PathRoot,
-  readFileInScope,
-  resolveInScope,
-  writeFileAtomicInScope,
-} from '../guards/path-scope.ts';
+import { readFileInScope, writeFileAtomicInScope } from '../guards/path-io.ts';
+import { openInScope } from '../guards/path-open.ts';
+import { resolveInScope } from '../guards/path-resolve.ts';
+import type { PathRoot } from '../guards/path-roots.ts';
 import { positiveLimit } from './option-checks.ts';
 import { displayPath } from './scoped-path.ts';
 

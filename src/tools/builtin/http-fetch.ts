@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { guardedFetch } from '../guards/network.ts';
+import { guardedFetch } from '../guards/network-fetch.ts';
 import { type HttpToolResponse, renderResponse } from './http-response.ts';
 import { mergeHeaders, type NetworkToolOptions, resolveNetworkOptions } from './network-options.ts';
 

@@ -1,7 +1,7 @@
-import { sha256Hex } from '../../core/canonical-json.ts';
+import { sha256Hex } from '../../core/sha256.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { isSensitiveKey, REDACTED } from '../../core/redact.ts';
-import type { GuardedResponse } from '../guards/network.ts';
+import type { GuardedResponse } from '../guards/network-fetch.ts';
 import { binaryOffset, bomCharset, cutText, decodeUtf8, decodeWith } from './text-content.ts';
 
 /** What the HTTP tools do with a binary response body. */

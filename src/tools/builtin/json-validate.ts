@@ -4,7 +4,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type PathRoot, readFileInScope } from '../guards/path-scope.ts';
+import { readFileInScope } from '../guards/path-io.ts';
+import type { PathRoot } from '../guards/path-roots.ts';
 import { positiveLimit } from './option-checks.ts';
 
 /** Options for {@link createJsonValidateTool}. */

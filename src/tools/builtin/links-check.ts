@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { ErrorCode } from '../../core/error-codes.ts';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { guardedFetch, type GuardedResponse, NETWORK_DEFAULTS, type NetworkPolicy } from '../guards/network.ts';
+import { guardedFetch, type GuardedResponse } from '../guards/network-fetch.ts';
+import { NETWORK_DEFAULTS, type NetworkPolicy } from '../guards/network-policy.ts';
 import { mergeHeaders, type NetworkToolOptions, resolveNetworkOptions } from './network-options.ts';
 import { positiveLimit } from './option-checks.ts';
 

@@ -1,4 +1,5 @@
-import { type NetworkLookup, NETWORK_DEFAULTS, type NetworkPolicy } from '../guards/network.ts';
+import { NETWORK_DEFAULTS, type NetworkPolicy } from '../guards/network-policy.ts';
+import type { NetworkLookup } from '../guards/network-resolve.ts';
 import type { BinaryBodyMode } from './http-response.ts';
 import { positiveLimit } from './option-checks.ts';
 

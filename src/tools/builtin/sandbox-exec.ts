@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
-import { type QuarantinedFile, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
+import { runSandboxed } from '../../sandbox/run-sandboxed.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import type { QuarantinedFile } from '../../sandbox/scan-output.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
 import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';

@@ -1,4 +1,4 @@
-import type { ResolvedPath } from '../guards/path-scope.ts';
+import type { ResolvedPath } from '../guards/path-resolve.ts';
 
 /** How a resolved path is shown back to the model: prefixed with its root's label, so it can be passed back as is. */
 export function displayPath(resolved: Pick<ResolvedPath, 'label' | 'relative'>): string {

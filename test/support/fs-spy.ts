@@ -1,4 +1,4 @@
-import { type DurableFs, nodeDurableFs } from './durable-fs.ts';
+import { type DurableFs, nodeDurableFs } from '../../src/task/fs/durable-fs.ts';
 
 /** One {@link DurableFs} operation. */
 export type FsOp =

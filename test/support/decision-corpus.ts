@@ -1,8 +1,8 @@
 // A generated corpus of invalid decision files, used by the approval fuzz tests. Every mutation turns a valid
 // decision into one that must never be acted on, and names the words the broker's report must contain.
-import type { ApprovalDecision, ApprovalRequest } from '../../contracts/approvals.ts';
-import { bindingOf } from '../validate-decision.ts';
-import { formatJson } from './approval-files.ts';
+import type { ApprovalDecision, ApprovalRequest } from '../../src/task/contracts/approvals.ts';
+import { bindingOf } from '../../src/task/approvals/validate-decision.ts';
+import { formatJson } from '../../src/task/approvals/internal/approval-files.ts';
 
 /** A small seeded PRNG (mulberry32), so every generated case can be replayed from its seed. */
 export type Rng = {
