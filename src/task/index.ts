@@ -1,7 +1,5 @@
 // agency/tasks: governed tasks, Node-only. The runner, its loops and the pieces a loop is built from, the on-disk
 // contracts, approvals and the journal. See docs/runner.md and docs/task-folder.md.
-//
-// The phase functions carry `experimental_`: they take the whole LoopContext, whose surface is still being narrowed.
 
 export { historyPolicyFromSpec, type SpecHistory } from '../memory/history-policy.ts';
 export type { AgentStepOptions } from './agent-step.ts';
