@@ -2,7 +2,7 @@ import { defineConfig } from 'vite';
 
 // Vite's own JSX transform (Oxc) with Preact's automatic runtime: no Babel in the build.
 export default defineConfig({
-  root: import.meta.dirname,
+  root: decodeURIComponent(new URL('.', import.meta.url).pathname),
   base: '/',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },

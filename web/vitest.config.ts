@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  root: import.meta.dirname,
+  root: decodeURIComponent(new URL('.', import.meta.url).pathname),
   test: { include: ['src/**/*.test.ts'], environment: 'node' },
 });

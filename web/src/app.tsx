@@ -36,16 +36,30 @@ function Shell({ principal, onLogout }: { principal: string; onLogout: () => voi
   const pending = inbox.data?.items.filter((item) => item.state === 'pending').length ?? 0;
   return (
     <div class="app">
-      <NavBar route={route} principal={principal} version={server.data?.version} pendingApprovals={pending} onLogout={onLogout} />
+      <NavBar
+        route={route}
+        principal={principal}
+        version={server.data?.version}
+        pendingApprovals={pending}
+        onLogout={onLogout}
+      />
       <main class="container main">{page(route, search, server.data, inbox.reload)}</main>
       <footer class="container footer small muted">
-        agency{server.data ? ` ${server.data.version} · policy ${server.data.policy} · up to ${server.data.max_concurrent_runs} runs at once` : ''}
+        agency
+        {server.data
+          ? ` ${server.data.version} · policy ${server.data.policy} · up to ${server.data.max_concurrent_runs} runs at once`
+          : ''}
       </footer>
     </div>
   );
 }
 
-function page(route: Route, search: URLSearchParams, server: Parameters<typeof NewTaskPage>[0]['server'], onChanged: () => void) {
+function page(
+  route: Route,
+  search: URLSearchParams,
+  server: Parameters<typeof NewTaskPage>[0]['server'],
+  onChanged: () => void,
+) {
   switch (route.page) {
     case 'tasks':
       return <TasksPage search={search} />;

@@ -45,7 +45,7 @@ export function openEventStream({
   onFrame,
   onState,
   onDropped,
-  createSource = (address) => new EventSource(address) as EventSourceLike,
+  createSource = (address) => new EventSource(address),
   retryDelayMs = (attempt) => Math.min(15_000, 1_000 * 2 ** (attempt - 1)),
 }: EventStreamOptions): { close(): void } {
   let source: EventSourceLike | undefined;

@@ -1,5 +1,13 @@
 /** A refusal or failure, in the server's own words, with an optional retry. */
-export function ErrorAlert({ message, onRetry, testId = 'error-message' }: { message: string | undefined; onRetry?: () => void; testId?: string }) {
+export function ErrorAlert({
+  message,
+  onRetry,
+  testId = 'error-message',
+}: {
+  message: string | undefined;
+  onRetry?: () => void;
+  testId?: string;
+}) {
   if (!message) return null;
   return (
     <div class="alert alert-danger" role="alert" data-testid={testId}>

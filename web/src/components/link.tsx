@@ -1,7 +1,10 @@
 import type { ComponentChildren, PartialAnchorHTMLAttributes, TargetedMouseEvent } from 'preact';
 import { navigate } from '../hooks/use-location.ts';
 
-type LinkProps = Omit<PartialAnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'role'> & { href: string; children: ComponentChildren };
+type LinkProps = Omit<PartialAnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'role'> & {
+  href: string;
+  children: ComponentChildren;
+};
 
 /** An in-app link: a real `<a>` (middle-click and copy work) that navigates without a reload on a plain click. */
 export function Link({ href, children, onClick, ...rest }: LinkProps) {

@@ -1,7 +1,15 @@
 import type { ComponentChildren } from 'preact';
 
 /** A page's title block: a small line above, the title, and actions on the right. */
-export function PageHeader({ pretitle, title, actions }: { pretitle?: ComponentChildren; title: ComponentChildren; actions?: ComponentChildren }) {
+export function PageHeader({
+  pretitle,
+  title,
+  actions,
+}: {
+  pretitle?: ComponentChildren;
+  title: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   return (
     <div class="page-header">
       <div class="page-header-text">

@@ -1,9 +1,21 @@
 /** Previous and next for a cursor-paginated list. */
-export function Pager({ page, hasPrevious, hasNext, onPrevious, onNext }: { page: number; hasPrevious: boolean; hasNext: boolean; onPrevious: () => void; onNext: () => void }) {
+export function Pager({
+  page,
+  hasPrevious,
+  hasNext,
+  onPrevious,
+  onNext,
+}: {
+  page: number;
+  hasPrevious: boolean;
+  hasNext: boolean;
+  onPrevious: () => void;
+  onNext: () => void;
+}) {
   if (!hasPrevious && !hasNext) return null;
   return (
     <div class="pager">
-      <span class="muted small" data-testid="tasks-page">
+      <span class="muted small" data-testid="tasks-page-number">
         Page {page}
       </span>
       <div class="btn-group">

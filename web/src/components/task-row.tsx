@@ -9,6 +9,7 @@ import { StatusBadge } from './status-badge.tsx';
 /** One task in the list: the whole row opens the task. */
 export function TaskRow({ task, now }: { task: TaskSummary; now: number }) {
   const href = taskPath(task.id);
+  const started = task.status !== 'created' && task.status !== 'queued';
   const open = (event: MouseEvent): void => {
     if ((event.target as HTMLElement).closest('a, button')) return;
     navigate(href);
@@ -21,7 +22,7 @@ export function TaskRow({ task, now }: { task: TaskSummary; now: number }) {
         </Link>
         <div class="mono muted small">{task.id}</div>
       </td>
-      <td>
+      <td class="task-cell-status">
         <StatusBadge status={task.status} stuck={task.stuck} />
         {task.pending_approvals > 0 ? (
           <div class="small text-orange">
@@ -30,11 +31,13 @@ export function TaskRow({ task, now }: { task: TaskSummary; now: number }) {
         ) : null}
       </td>
       <td class="hide-sm">{task.phase ?? <span class="muted">—</span>}</td>
-      <td class="hide-md mono small">{task.model ?? <span class="muted">default</span>}</td>
-      <td class="num">{formatTokens(task.usage?.total_tokens)}</td>
+      <td class="hide-md mono small task-model" title={task.model ?? undefined}>
+        {task.model ?? <span class="muted">default</span>}
+      </td>
+      <td class="num task-tokens">{formatTokens(task.usage?.total_tokens)}</td>
       <td class="num hide-sm">{formatCost(task.usage?.cost_usd)}</td>
-      <td class="num hide-sm">{formatDuration(timeUsedMs(task))}</td>
-      <td class="nowrap muted" title={formatDateTime(task.created_at)}>
+      <td class="num hide-sm">{started ? formatDuration(timeUsedMs(task)) : '—'}</td>
+      <td class="nowrap muted task-age" title={formatDateTime(task.created_at)}>
         {formatAge(task.created_at, now)}
       </td>
     </tr>

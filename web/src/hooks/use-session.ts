@@ -10,11 +10,18 @@ export type Session =
   | { state: 'in'; principal: string };
 
 /** The browser's session with the server; any 401 from the API ends it and the login page shows. */
-export function useSession(): { session: Session; loggedIn: (principal: string) => void; logout: () => Promise<void>; retry: () => void } {
+export function useSession(): {
+  session: Session;
+  loggedIn: (principal: string) => void;
+  logout: () => Promise<void>;
+  retry: () => void;
+} {
   const [session, setSession] = useState<Session>({ state: 'checking' });
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
-    setUnauthorizedHandler(() => setSession({ state: 'anonymous', reason: 'Your session has ended. Log in again to continue.' }));
+    setUnauthorizedHandler(() =>
+      setSession({ state: 'anonymous', reason: 'Your session has ended. Log in again to continue.' }),
+    );
     auth.session().then(
       ({ principal }) => setSession({ state: 'in', principal }),
       (failure: unknown) => {

@@ -13,13 +13,21 @@ export type BudgetInputs = {
 export type BudgetsInput = NonNullable<StartTaskRequest['budgets']>;
 
 /** Empty budget fields. */
-export const EMPTY_BUDGETS: BudgetInputs = { maxIterations: '', maxTotalTokens: '', maxCostUsd: '', maxWallClockMinutes: '' };
+export const EMPTY_BUDGETS: BudgetInputs = {
+  maxIterations: '',
+  maxTotalTokens: '',
+  maxCostUsd: '',
+  maxWallClockMinutes: '',
+};
 
 /**
  * Reads budget fields: whole positive numbers for iterations and tokens, positive numbers for dollars and minutes.
  * Returns the budgets (undefined when all are empty) or, per field, what is wrong with it.
  */
-export function parseBudgets(inputs: BudgetInputs): { budgets: BudgetsInput | undefined; errors: Partial<Record<keyof BudgetInputs, string>> } {
+export function parseBudgets(inputs: BudgetInputs): {
+  budgets: BudgetsInput | undefined;
+  errors: Partial<Record<keyof BudgetInputs, string>>;
+} {
   const errors: Partial<Record<keyof BudgetInputs, string>> = {};
   const budgets: BudgetsInput = {};
   const iterations = readNumber(inputs.maxIterations, true);

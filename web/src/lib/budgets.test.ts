@@ -35,7 +35,10 @@ describe('budgetRows', () => {
   });
 
   it('clamps an overspent budget at a full bar', () => {
-    const rows = budgetRows({ limits, remaining: { wall_clock_ms: -5, iterations: 0, tokens: -10, cost_usd: null } }, null);
+    const rows = budgetRows(
+      { limits, remaining: { wall_clock_ms: -5, iterations: 0, tokens: -10, cost_usd: null } },
+      null,
+    );
     expect(rows[0]?.ratio).toBe(1);
     expect(rows[2]?.used).toBe(100_010);
   });

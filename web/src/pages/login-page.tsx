@@ -40,10 +40,23 @@ export function LoginPage({ reason, onLoggedIn }: { reason?: string; onLoggedIn:
           {reason ? <div class="alert alert-info small">{reason}</div> : null}
           <label class="field">
             <span class="field-label">Token</span>
-            <input class="input mono-input" type="password" autoComplete="current-password" autoFocus value={token} onInput={(event) => setToken(event.currentTarget.value)} data-testid="login-token" />
+            <input
+              class="input mono-input"
+              type="password"
+              autoComplete="current-password"
+              autoFocus
+              value={token}
+              onInput={(event) => setToken(event.currentTarget.value)}
+              data-testid="login-token"
+            />
           </label>
           <ErrorAlert message={error} testId="login-error" />
-          <button type="submit" class="btn btn-primary btn-block" disabled={busy || !token.trim()} data-testid="login-submit">
+          <button
+            type="submit"
+            class="btn btn-primary btn-block"
+            disabled={busy || !token.trim()}
+            data-testid="login-submit"
+          >
             {busy ? 'Logging in…' : 'Log in'}
           </button>
         </div>

@@ -71,16 +71,39 @@ export function NewTaskPage({ server }: { server: ServerInfo | undefined }) {
       <form class="form" onSubmit={(event) => void submit(event)} data-testid="newtask-form" noValidate>
         <Card title="What to do">
           <label class="field">
-            <span class="field-label">Brief <span class="muted">(Markdown; its first heading is the goal)</span></span>
-            <textarea class="input textarea-lg mono-input" rows={10} required value={brief} placeholder={'# Summarise the Q3 report\n\nRead task/q3.pdf and write a one-page summary to summary.md…'} onInput={(event) => setBrief(event.currentTarget.value)} data-testid="newtask-brief" />
+            <span class="field-label">
+              Brief <span class="muted">(Markdown; its first heading is the goal)</span>
+            </span>
+            <textarea
+              class="input textarea-lg mono-input"
+              rows={10}
+              required
+              value={brief}
+              placeholder={'# Summarise the Q3 report\n\nRead task/q3.pdf and write a one-page summary to summary.md…'}
+              onInput={(event) => setBrief(event.currentTarget.value)}
+              data-testid="newtask-brief"
+            />
           </label>
           <label class="field">
-            <span class="field-label">Goal <span class="muted">(optional, overrides the heading)</span></span>
-            <input class="input" value={goal} maxLength={2_000} onInput={(event) => setGoal(event.currentTarget.value)} data-testid="newtask-goal" />
+            <span class="field-label">
+              Goal <span class="muted">(optional, overrides the heading)</span>
+            </span>
+            <input
+              class="input"
+              value={goal}
+              maxLength={2_000}
+              onInput={(event) => setGoal(event.currentTarget.value)}
+              data-testid="newtask-goal"
+            />
           </label>
           <div class="field">
             <span class="field-label">Files</span>
-            <FilePicker files={files} onChange={setFiles} maxFiles={server?.limits.upload_files} maxBytes={server?.limits.upload_bytes} />
+            <FilePicker
+              files={files}
+              onChange={setFiles}
+              maxFiles={server?.limits.upload_files}
+              maxBytes={server?.limits.upload_bytes}
+            />
             {uploadProblem ? <span class="field-error">{uploadProblem}</span> : null}
           </div>
         </Card>
@@ -88,7 +111,13 @@ export function NewTaskPage({ server }: { server: ServerInfo | undefined }) {
           <div class="form-grid">
             <label class="field">
               <span class="field-label">Model</span>
-              <select class="select" value={chosenModel} disabled={!server} onChange={(event) => setModel(event.currentTarget.value)} data-testid="newtask-model">
+              <select
+                class="select"
+                value={chosenModel}
+                disabled={!server}
+                onChange={(event) => setModel(event.currentTarget.value)}
+                data-testid="newtask-model"
+              >
                 {(server?.models ?? []).map((name) => (
                   <option key={name} value={name}>
                     {name}
@@ -99,17 +128,32 @@ export function NewTaskPage({ server }: { server: ServerInfo | undefined }) {
             </label>
             <label class="field">
               <span class="field-label">Approval mode</span>
-              <select class="select" value={chosenMode} disabled={!server} onChange={(event) => setMode(event.currentTarget.value as 'file' | 'auto')} data-testid="newtask-approval-mode">
+              <select
+                class="select"
+                value={chosenMode}
+                disabled={!server}
+                onChange={(event) => setMode(event.currentTarget.value as 'file' | 'auto')}
+                data-testid="newtask-approval-mode"
+              >
                 {(server?.approval_modes ?? []).map((name) => (
                   <option key={name} value={name}>
-                    {name === 'file' ? 'file — a person approves the plan and gated tools' : 'auto — approved automatically, still recorded'}
+                    {name === 'file'
+                      ? 'file — a person approves the plan and gated tools'
+                      : 'auto — approved automatically, still recorded'}
                   </option>
                 ))}
               </select>
             </label>
           </div>
-          <div class="field-label section-label">Budgets <span class="muted">(empty: the server's defaults)</span></div>
-          <BudgetFields values={budgetInputs} errors={parsed.errors} onChange={setBudgetInputs} testIdPrefix="newtask-" />
+          <div class="field-label section-label">
+            Budgets <span class="muted">(empty: the server's defaults)</span>
+          </div>
+          <BudgetFields
+            values={budgetInputs}
+            errors={parsed.errors}
+            onChange={setBudgetInputs}
+            testIdPrefix="newtask-"
+          />
         </Card>
         <ErrorAlert message={error?.message} testId="newtask-error" />
         {error?.taskId ? (
@@ -119,9 +163,24 @@ export function NewTaskPage({ server }: { server: ServerInfo | undefined }) {
         ) : null}
         <div class="form-footer">
           <span class="small muted" data-testid="newtask-progress">
-            {progress ? STEP_LABELS[progress.step] : files.length > 0 ? `${files.length} file${files.length === 1 ? '' : 's'} will be uploaded before the task starts.` : ''}
+            {progress
+              ? STEP_LABELS[progress.step]
+              : files.length > 0
+                ? `${files.length} file${files.length === 1 ? '' : 's'} will be uploaded before the task starts.`
+                : ''}
           </span>
-          <button type="submit" class="btn btn-primary btn-lg" disabled={progress !== undefined || !brief.trim() || !server || Object.keys(parsed.errors).length > 0 || Boolean(uploadProblem)} data-testid="newtask-submit">
+          <button
+            type="submit"
+            class="btn btn-primary btn-lg"
+            disabled={
+              progress !== undefined ||
+              !brief.trim() ||
+              !server ||
+              Object.keys(parsed.errors).length > 0 ||
+              Boolean(uploadProblem)
+            }
+            data-testid="newtask-submit"
+          >
             {progress ? 'Working…' : 'Start task'}
           </button>
         </div>

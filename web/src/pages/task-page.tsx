@@ -13,6 +13,7 @@ import { Deliverables } from '../components/task/deliverables.tsx';
 import { ResultCard } from '../components/task/result-card.tsx';
 import { TaskActions } from '../components/task/task-actions.tsx';
 import { TaskApprovals } from '../components/task/task-approvals.tsx';
+import { TaskDecisions } from '../components/task/task-decisions.tsx';
 import { TaskStats } from '../components/task/task-stats.tsx';
 import { VerifyReports } from '../components/task/verify-reports.tsx';
 import { Timeline } from '../components/timeline/timeline.tsx';
@@ -64,7 +65,10 @@ export function TaskPage({ id, onChanged }: { id: string; onChanged: () => void 
             <Link href="/" data-testid="task-back">
               Tasks
             </Link>{' '}
-            / <code class="mono" data-testid="task-id">{id}</code>
+            /{' '}
+            <code class="mono" data-testid="task-id">
+              {id}
+            </code>
           </span>
         }
         title={<span data-testid="task-goal">{detail.goal || 'Untitled task'}</span>}
@@ -108,6 +112,7 @@ export function TaskPage({ id, onChanged }: { id: string; onChanged: () => void 
           <BudgetBars budgets={detail.budgets} usage={detail.usage} />
           {finished ? <ResultCard taskId={id} lastSeq={detail.last_seq} /> : null}
           <Deliverables taskId={id} deliverables={detail.deliverables} />
+          <TaskDecisions task={detail} now={now} />
           <BriefCard task={detail} />
         </aside>
       </div>

@@ -51,7 +51,10 @@ export function TasksPage({ search }: { search: URLSearchParams }) {
         <ErrorAlert message={tasks.error} onRetry={tasks.reload} />
         {tasks.data === undefined && tasks.loading ? <Loading label="Loading tasks…" /> : null}
         {tasks.data !== undefined && items.length === 0 ? (
-          <EmptyState title={filter === 'all' ? 'No tasks yet' : `No tasks: ${label.toLowerCase()}`} testId="tasks-empty">
+          <EmptyState
+            title={filter === 'all' ? 'No tasks yet' : `No tasks: ${label.toLowerCase()}`}
+            testId="tasks-empty"
+          >
             {filter === 'all' ? (
               <>
                 Start one from <Link href="/new">New task</Link>, with <code>curl</code>, or from the CLI.

@@ -26,15 +26,34 @@ type ApprovalCardProps = {
 /** One approval request: what is asked, why, until when, and the decision controls. */
 export function ApprovalCard({ request, state, plan, goal, decision, now, onDecided }: ApprovalCardProps) {
   const [decided, setDecided] = useState<'approved' | 'denied' | undefined>(undefined);
-  const [showPlan, setShowPlan] = useState(request.type === 'plan' && !request.changes);
+  const [showPlan, setShowPlan] = useState(request.type === 'plan' && !request.changes && state === 'pending');
   const shownState: ApprovalState = decided ? 'decided' : state;
   return (
-    <article class={`approval approval-${shownState}`} data-testid="approval" data-request-id={request.id} data-state={shownState} data-type={request.type}>
+    <article
+      class={`approval approval-${shownState}`}
+      data-testid="approval"
+      data-request-id={request.id}
+      data-state={shownState}
+      data-type={request.type}
+    >
       <header class="approval-header">
         <div class="approval-title">
-          <Badge tone={request.type === 'plan' ? 'purple' : 'cyan'}>{request.type === 'plan' ? 'Plan' : 'Tool call'}</Badge>
-          <h3>{request.type === 'plan' ? 'Approve the plan' : <>Run <code class="mono">{request.tool_name}</code></>}</h3>
-          <Badge tone={decided === 'denied' ? 'red' : APPROVAL_STATE_TONES[shownState]} testId={`approval-state-${request.id}`}>
+          <Badge tone={request.type === 'plan' ? 'purple' : 'cyan'}>
+            {request.type === 'plan' ? 'Plan' : 'Tool call'}
+          </Badge>
+          <h3>
+            {request.type === 'plan' ? (
+              'Approve the plan'
+            ) : (
+              <>
+                Run <code class="mono">{request.tool_name}</code>
+              </>
+            )}
+          </h3>
+          <Badge
+            tone={decided === 'denied' ? 'red' : APPROVAL_STATE_TONES[shownState]}
+            testId={`approval-state-${request.id}`}
+          >
             {decided ?? decision?.decision ?? shownState}
           </Badge>
         </div>
@@ -50,7 +69,9 @@ export function ApprovalCard({ request, state, plan, goal, decision, now, onDeci
           <span title={formatDateTime(request.created_at)}>asked {formatAge(request.created_at, now)}</span>
           <span>·</span>
           <span title={formatDateTime(request.expires_at)}>
-            {Date.parse(request.expires_at) > now ? `expires ${formatAge(request.expires_at, now)}` : `expired ${formatAge(request.expires_at, now)}`}
+            {Date.parse(request.expires_at) > now
+              ? `expires ${formatAge(request.expires_at, now)}`
+              : `expired ${formatAge(request.expires_at, now)}`}
           </span>
         </div>
       </header>
@@ -62,10 +83,17 @@ export function ApprovalCard({ request, state, plan, goal, decision, now, onDeci
               <span class="label">Plan signature</span>
               <Digest value={request.plan_sig} full testId="approval-plan-sig" />
             </div>
-            {request.changes ? <PlanChanges changes={request.changes} origin={request.changes.origin} testId="approval-changes" /> : null}
+            {request.changes ? (
+              <PlanChanges changes={request.changes} origin={request.changes.origin} testId="approval-changes" />
+            ) : null}
             {plan ? (
               <>
-                <button type="button" class="btn btn-sm btn-ghost" onClick={() => setShowPlan(!showPlan)} data-testid={`approval-toggle-plan-${request.id}`}>
+                <button
+                  type="button"
+                  class="btn btn-sm btn-ghost"
+                  onClick={() => setShowPlan(!showPlan)}
+                  data-testid={`approval-toggle-plan-${request.id}`}
+                >
                   {showPlan ? 'Hide the plan' : 'Show the plan'}
                 </button>
                 {showPlan ? <PlanView plan={plan} testId="approval-plan" /> : null}

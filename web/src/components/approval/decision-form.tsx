@@ -38,16 +38,41 @@ export function DecisionForm({ requestId, taskId, blocked, onDecided }: Decision
           {blocked}
         </div>
       ) : null}
-      <label class="field">
-        <span class="field-label">Reason {blocked ? null : <span class="muted">(optional, recorded with the decision)</span>}</span>
-        <textarea class="input" rows={2} maxLength={2_000} value={reason} disabled={Boolean(blocked) || busy !== undefined} placeholder="Why approve or deny?" onInput={(event) => setReason(event.currentTarget.value)} data-testid={`approval-reason-${requestId}`} />
-      </label>
+      {blocked ? null : (
+        <label class="field">
+          <span class="field-label">
+            Reason <span class="muted">(optional, recorded with the decision)</span>
+          </span>
+          <textarea
+            class="input"
+            rows={2}
+            maxLength={2_000}
+            value={reason}
+            disabled={busy !== undefined}
+            placeholder="Why approve or deny?"
+            onInput={(event) => setReason(event.currentTarget.value)}
+            data-testid={`approval-reason-${requestId}`}
+          />
+        </label>
+      )}
       <ErrorAlert message={error} testId={`approval-error-${requestId}`} />
       <div class="decision-buttons">
-        <button type="button" class="btn btn-success" disabled={Boolean(blocked) || busy !== undefined} onClick={() => void decide('approved')} data-testid={`approve-${requestId}`}>
+        <button
+          type="button"
+          class="btn btn-success"
+          disabled={Boolean(blocked) || busy !== undefined}
+          onClick={() => void decide('approved')}
+          data-testid={`approve-${requestId}`}
+        >
           {busy === 'approved' ? 'Approving…' : 'Approve'}
         </button>
-        <button type="button" class="btn btn-danger-outline" disabled={Boolean(blocked) || busy !== undefined} onClick={() => void decide('denied')} data-testid={`deny-${requestId}`}>
+        <button
+          type="button"
+          class="btn btn-danger-outline"
+          disabled={Boolean(blocked) || busy !== undefined}
+          onClick={() => void decide('denied')}
+          data-testid={`deny-${requestId}`}
+        >
           {busy === 'denied' ? 'Denying…' : 'Deny'}
         </button>
       </div>

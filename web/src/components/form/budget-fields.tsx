@@ -1,10 +1,28 @@
 import type { BudgetInputs } from '../../lib/budget-inputs.ts';
 
 const FIELDS: Array<{ key: keyof BudgetInputs; label: string; placeholder: string; suffix: string; testId: string }> = [
-  { key: 'maxIterations', label: 'Max iterations', placeholder: 'e.g. 20', suffix: 'model calls', testId: 'budget-max-iterations' },
-  { key: 'maxTotalTokens', label: 'Max total tokens', placeholder: 'e.g. 200000', suffix: 'tokens', testId: 'budget-max-tokens' },
+  {
+    key: 'maxIterations',
+    label: 'Max iterations',
+    placeholder: 'e.g. 20',
+    suffix: 'model calls',
+    testId: 'budget-max-iterations',
+  },
+  {
+    key: 'maxTotalTokens',
+    label: 'Max total tokens',
+    placeholder: 'e.g. 200000',
+    suffix: 'tokens',
+    testId: 'budget-max-tokens',
+  },
   { key: 'maxCostUsd', label: 'Max cost', placeholder: 'e.g. 0.50', suffix: 'USD', testId: 'budget-max-cost' },
-  { key: 'maxWallClockMinutes', label: 'Max wall clock', placeholder: 'e.g. 30', suffix: 'minutes', testId: 'budget-max-wall-clock' },
+  {
+    key: 'maxWallClockMinutes',
+    label: 'Max wall clock',
+    placeholder: 'e.g. 30',
+    suffix: 'minutes',
+    testId: 'budget-max-wall-clock',
+  },
 ];
 
 type BudgetFieldsProps = {

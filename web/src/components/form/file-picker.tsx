@@ -60,7 +60,13 @@ export function FilePicker({ files, onChange, maxFiles, maxBytes }: FilePickerPr
             <li key={file.name} class="file-row">
               <code class="mono">{file.name}</code>
               <span class="small muted">{formatBytes(file.size)}</span>
-              <button type="button" class="btn btn-sm btn-ghost" onClick={() => onChange(files.filter((_, at) => at !== index))} data-testid={`newtask-file-remove-${index}`} aria-label={`Remove ${file.name}`}>
+              <button
+                type="button"
+                class="btn btn-sm btn-ghost"
+                onClick={() => onChange(files.filter((_, at) => at !== index))}
+                data-testid={`newtask-file-remove-${index}`}
+                aria-label={`Remove ${file.name}`}
+              >
                 Remove
               </button>
             </li>

@@ -2,7 +2,15 @@ import { useMemo, useState } from 'preact/hooks';
 import { diffLines, foldUnchanged } from '../../lib/line-diff.ts';
 
 /** A unified diff of two texts with line numbers; long unchanged runs fold away unless expanded. */
-export function LineDiffView({ before, after, testId = 'plan-diff-lines' }: { before: string; after: string; testId?: string }) {
+export function LineDiffView({
+  before,
+  after,
+  testId = 'plan-diff-lines',
+}: {
+  before: string;
+  after: string;
+  testId?: string;
+}) {
   const [expanded, setExpanded] = useState(false);
   const lines = useMemo(() => diffLines(before, after), [before, after]);
   const shown = expanded ? lines : foldUnchanged(lines);
@@ -11,9 +19,16 @@ export function LineDiffView({ before, after, testId = 'plan-diff-lines' }: { be
     <div class="diff" data-testid={testId}>
       <div class="diff-toolbar">
         <span class="small muted">
-          {changed === 0 ? 'Identical JSON' : `${lines.filter((l) => l.kind === 'added').length} added, ${lines.filter((l) => l.kind === 'removed').length} removed lines`}
+          {changed === 0
+            ? 'Identical JSON'
+            : `${lines.filter((l) => l.kind === 'added').length} added, ${lines.filter((l) => l.kind === 'removed').length} removed lines`}
         </span>
-        <button type="button" class="btn btn-sm btn-ghost" onClick={() => setExpanded(!expanded)} data-testid="plan-diff-expand">
+        <button
+          type="button"
+          class="btn btn-sm btn-ghost"
+          onClick={() => setExpanded(!expanded)}
+          data-testid="plan-diff-expand"
+        >
           {expanded ? 'Fold unchanged' : 'Show all lines'}
         </button>
       </div>
@@ -23,7 +38,9 @@ export function LineDiffView({ before, after, testId = 'plan-diff-lines' }: { be
             {shown.map((line, index) =>
               line.kind === 'gap' ? (
                 <tr class="diff-gap" key={`gap-${index}`}>
-                  <td colSpan={4}>⋯ {line.lines} unchanged line{line.lines === 1 ? '' : 's'}</td>
+                  <td colSpan={4}>
+                    ⋯ {line.lines} unchanged line{line.lines === 1 ? '' : 's'}
+                  </td>
                 </tr>
               ) : (
                 <tr class={`diff-${line.kind}`} key={index} data-kind={line.kind}>

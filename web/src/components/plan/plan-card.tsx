@@ -24,16 +24,37 @@ export function PlanCard({ plans }: { plans: readonly PlanVersion[] }) {
   const shown = plans.find((plan) => plan.version === picked) ?? current;
   const tabs = (
     <div class="tabs" role="tablist">
-      <button type="button" role="tab" class={tab === 'plan' ? 'tab tab-active' : 'tab'} aria-selected={tab === 'plan'} onClick={() => setTab('plan')} data-testid="plan-tab">
+      <button
+        type="button"
+        role="tab"
+        class={tab === 'plan' ? 'tab tab-active' : 'tab'}
+        aria-selected={tab === 'plan'}
+        onClick={() => setTab('plan')}
+        data-testid="plan-tab"
+      >
         Plan
       </button>
-      <button type="button" role="tab" class={tab === 'diff' ? 'tab tab-active' : 'tab'} aria-selected={tab === 'diff'} disabled={plans.length < 2} title={plans.length < 2 ? 'Only one version so far' : undefined} onClick={() => setTab('diff')} data-testid="plan-diff-tab">
+      <button
+        type="button"
+        role="tab"
+        class={tab === 'diff' ? 'tab tab-active' : 'tab'}
+        aria-selected={tab === 'diff'}
+        disabled={plans.length < 2}
+        title={plans.length < 2 ? 'Only one version so far' : undefined}
+        onClick={() => setTab('diff')}
+        data-testid="plan-diff-tab"
+      >
         Changes{plans.length > 1 ? ` (${plans.length} versions)` : ''}
       </button>
     </div>
   );
   return (
-    <Card title={`Plan v${shown.version}`} subtitle={shown === current ? 'current' : `current is v${current.version}`} actions={tabs} testId="plan-card">
+    <Card
+      title={`Plan v${shown.version}`}
+      subtitle={shown === current ? 'current' : `current is v${current.version}`}
+      actions={tabs}
+      testId="plan-card"
+    >
       {tab === 'plan' ? (
         <>
           <div class="plan-meta">
@@ -53,7 +74,15 @@ export function PlanCard({ plans }: { plans: readonly PlanVersion[] }) {
                   not approved
                 </Badge>
               )}
-              {plans.length > 1 ? <VersionSelect plans={plans} value={shown.version} label="Version" testId="plan-version-select" onChange={setPicked} /> : null}
+              {plans.length > 1 ? (
+                <VersionSelect
+                  plans={plans}
+                  value={shown.version}
+                  label="Version"
+                  testId="plan-version-select"
+                  onChange={setPicked}
+                />
+              ) : null}
             </div>
           </div>
           {shown.origin ? <div class="muted small plan-origin">{shown.origin}</div> : null}

@@ -7,7 +7,15 @@ const GROUPS = [
 ] as const;
 
 /** What a plan version changes, as added (+), removed (−) and changed (~) ids per part of the plan. */
-export function PlanChanges({ changes, origin, testId = 'plan-changes' }: { changes: PlanDiff; origin?: string | null; testId?: string }) {
+export function PlanChanges({
+  changes,
+  origin,
+  testId = 'plan-changes',
+}: {
+  changes: PlanDiff;
+  origin?: string | null;
+  testId?: string;
+}) {
   return (
     <div class="changes" data-testid={testId}>
       {origin ? <div class="changes-origin muted small">{origin}</div> : null}

@@ -17,9 +17,21 @@ export function PlanDiffPanel({ plans }: { plans: readonly PlanVersion[] }) {
   return (
     <div class="plan-diff" data-testid="plan-diff">
       <div class="plan-diff-controls">
-        <VersionSelect plans={plans} value={from} label="From" testId="plan-diff-from" onChange={(version) => setPicked({ from: version, to })} />
+        <VersionSelect
+          plans={plans}
+          value={from}
+          label="From"
+          testId="plan-diff-from"
+          onChange={(version) => setPicked({ from: version, to })}
+        />
         <span class="muted">→</span>
-        <VersionSelect plans={plans} value={to} label="To" testId="plan-diff-to" onChange={(version) => setPicked({ from, to: version })} />
+        <VersionSelect
+          plans={plans}
+          value={to}
+          label="To"
+          testId="plan-diff-to"
+          onChange={(version) => setPicked({ from, to: version })}
+        />
       </div>
       <PlanChanges changes={diffPlans(before.plan, after.plan)} origin={after.origin ?? after.changes?.origin} />
       <LineDiffView before={planText(before.plan)} after={planText(after.plan)} />

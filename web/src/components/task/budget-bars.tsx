@@ -17,8 +17,22 @@ export function BudgetBars({ budgets, usage }: { budgets: Budgets | null; usage:
                 <span class="muted"> / {row.limit === null ? 'no limit' : row.format(row.limit)}</span>
               </span>
             </div>
-            <div class="progress" role="progressbar" aria-label={row.label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={row.ratio === null ? undefined : Math.round(row.ratio * 100)}>
-              {row.ratio === null ? <div class="progress-none" /> : <div class={`progress-bar bg-${row.tone}`} style={{ width: `${Math.max(row.ratio * 100, row.ratio > 0 ? 2 : 0)}%` }} />}
+            <div
+              class="progress"
+              role="progressbar"
+              aria-label={row.label}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={row.ratio === null ? undefined : Math.round(row.ratio * 100)}
+            >
+              {row.ratio === null ? (
+                <div class="progress-none" />
+              ) : (
+                <div
+                  class={`progress-bar bg-${row.tone}`}
+                  style={{ width: `${Math.max(row.ratio * 100, row.ratio > 0 ? 2 : 0)}%` }}
+                />
+              )}
             </div>
             {row.ratio !== null && row.limit !== null && row.used !== null ? (
               <div class="budget-foot small muted">

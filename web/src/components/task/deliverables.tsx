@@ -18,7 +18,13 @@ export function Deliverables({ taskId, deliverables }: { taskId: string; deliver
                 {extensionOf(item.path)}
               </div>
               <div class="list-main">
-                <a href={deliverableUrl(taskId, item.path)} download class="list-title" data-testid="deliverable-link" data-path={item.path}>
+                <a
+                  href={deliverableUrl(taskId, item.path)}
+                  download
+                  class="list-title"
+                  data-testid="deliverable-link"
+                  data-path={item.path}
+                >
                   {item.title || item.path}
                 </a>
                 <div class="small muted mono">{item.path}</div>

@@ -19,14 +19,20 @@ export function ResultCard({ taskId, lastSeq }: { taskId: string; lastSeq: numbe
             <Badge tone={data.finish_reason === 'completed' ? 'green' : 'red'} testId="result-finish-reason">
               {humanize(data.finish_reason)}
             </Badge>
-            {data.verified !== undefined ? <Badge tone={data.verified ? 'green' : 'yellow'}>{data.verified ? 'verified' : 'not verified'}</Badge> : null}
+            {data.verified !== undefined ? (
+              <Badge tone={data.verified ? 'green' : 'yellow'}>{data.verified ? 'verified' : 'not verified'}</Badge>
+            ) : null}
           </div>
           {data.error ? (
             <div class="event-error">
               <code class="mono">{data.error.code}</code> {data.error.message}
             </div>
           ) : null}
-          {data.output_text ? <div class="result-output" data-testid="result-output">{data.output_text}</div> : null}
+          {data.output_text ? (
+            <div class="result-output" data-testid="result-output">
+              {data.output_text}
+            </div>
+          ) : null}
           {data.warnings && data.warnings.length > 0 ? (
             <ul class="warnings small">
               {data.warnings.map((warning) => (

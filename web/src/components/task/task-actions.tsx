@@ -24,7 +24,8 @@ export function TaskActions({ taskId, status, onDone, onError }: TaskActionsProp
   const run = async (action: 'stop' | 'resume'): Promise<void> => {
     setBusy(action);
     try {
-      const answer = action === 'stop' ? await api.stop(taskId) : await api.resume(taskId, raise ? parsed.budgets : undefined);
+      const answer =
+        action === 'stop' ? await api.stop(taskId) : await api.resume(taskId, raise ? parsed.budgets : undefined);
       setRaise(false);
       onDone(answer.message, action);
     } catch (failure) {
@@ -39,15 +40,33 @@ export function TaskActions({ taskId, status, onDone, onError }: TaskActionsProp
       <div class="btn-list">
         {canResume(status) ? (
           <>
-            <button type="button" class="btn btn-ghost" onClick={() => setRaise(!raise)} data-testid="task-resume-budgets">
+            <button
+              type="button"
+              class="btn btn-ghost"
+              onClick={() => setRaise(!raise)}
+              data-testid="task-resume-budgets"
+            >
               {raise ? 'Keep budgets' : 'More budget…'}
             </button>
-            <button type="button" class="btn btn-primary" disabled={busy !== undefined || Object.keys(parsed.errors).length > 0} onClick={() => void run('resume')} data-testid="task-resume">
+            <button
+              type="button"
+              class="btn btn-primary"
+              disabled={busy !== undefined || Object.keys(parsed.errors).length > 0}
+              onClick={() => void run('resume')}
+              data-testid="task-resume"
+            >
               {busy === 'resume' ? 'Resuming…' : 'Resume'}
             </button>
           </>
         ) : null}
-        <button type="button" class="btn btn-danger-outline" disabled={!canStop(status) || busy !== undefined} title={canStop(status) ? 'Stop the run at its next step boundary' : 'The task is not running'} onClick={() => void run('stop')} data-testid="task-stop">
+        <button
+          type="button"
+          class="btn btn-danger-outline"
+          disabled={!canStop(status) || busy !== undefined}
+          title={canStop(status) ? 'Stop the run at its next step boundary' : 'The task is not running'}
+          onClick={() => void run('stop')}
+          data-testid="task-stop"
+        >
           {busy === 'stop' ? 'Stopping…' : 'Stop'}
         </button>
       </div>

@@ -19,7 +19,9 @@ export function TaskStats({ task, now }: { task: TaskDetail; now: number }) {
       </div>
       <div class="stat">
         <div class="stat-label">Model</div>
-        <div class="stat-value mono small-mono">{task.model ?? 'default'}</div>
+        <div class="stat-value mono small-mono" title={task.model ?? undefined}>
+          {task.model ?? 'default'}
+        </div>
       </div>
       <div class="stat">
         <div class="stat-label">Tokens</div>

@@ -11,7 +11,13 @@ export function VerifyReports({ reports }: { reports: readonly VerifyReport[] })
   return (
     <Card title="Verification" subtitle={`${reports.length} attempt${reports.length === 1 ? '' : 's'}`} testId="verify">
       {ordered.map((report) => (
-        <div class="verify-report" key={report.attempt} data-testid="verify-report" data-attempt={report.attempt} data-passed={String(report.passed)}>
+        <div
+          class="verify-report"
+          key={report.attempt}
+          data-testid="verify-report"
+          data-attempt={report.attempt}
+          data-passed={String(report.passed)}
+        >
           <div class="verify-head">
             <Badge tone={report.passed ? 'green' : 'red'}>{report.passed ? 'passed' : 'failed'}</Badge>
             <strong>Attempt {report.attempt}</strong>

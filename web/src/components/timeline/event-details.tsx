@@ -17,7 +17,16 @@ export function EventDetails({ frame }: { frame: EventFrame }) {
           {formatCost(frame.usage_delta.cost_usd)}
         </div>
       ) : null}
-      <JsonBlock value={{ id: frame.id, ts: frame.ts, step: frame.step, step_kind: frame.step_kind, data: frame.data, budgets_remaining: frame.budgets_remaining }} />
+      <JsonBlock
+        value={{
+          id: frame.id,
+          ts: frame.ts,
+          step: frame.step,
+          step_kind: frame.step_kind,
+          data: frame.data,
+          budgets_remaining: frame.budgets_remaining,
+        }}
+      />
     </div>
   );
 }

@@ -10,7 +10,13 @@ const LABELS: Record<StreamState, string> = {
 /** Where the event stream is; "Reconnecting…" stays visible for as long as the connection is down. */
 export function StreamIndicator({ state }: { state: StreamState }) {
   return (
-    <span class={`stream stream-${state}`} role="status" aria-live="polite" data-testid="stream-state" data-state={state}>
+    <span
+      class={`stream stream-${state}`}
+      role="status"
+      aria-live="polite"
+      data-testid="stream-state"
+      data-state={state}
+    >
       <span class="stream-dot" aria-hidden="true" />
       {state === 'reconnecting' ? <span data-testid="reconnecting">{LABELS[state]}</span> : LABELS[state]}
     </span>

@@ -9,9 +9,20 @@ export function TimelineEntry({ frame }: { frame: EventFrame }) {
   const [open, setOpen] = useState(false);
   const tone = eventTone(frame.type);
   return (
-    <li class={`tl-entry tl-${tone}${open ? ' tl-open' : ''}`} data-testid="timeline-entry" data-seq={frame.seq} data-type={frame.type}>
+    <li
+      class={`tl-entry tl-${tone}${open ? ' tl-open' : ''}`}
+      data-testid="timeline-entry"
+      data-seq={frame.seq}
+      data-type={frame.type}
+    >
       <span class="tl-dot" aria-hidden="true" />
-      <button type="button" class="tl-line" aria-expanded={open} onClick={() => setOpen(!open)} data-testid={`timeline-toggle-${frame.seq}`}>
+      <button
+        type="button"
+        class="tl-line"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid={`timeline-toggle-${frame.seq}`}
+      >
         <span class="tl-seq mono">#{frame.seq}</span>
         <span class="tl-time mono">{formatClock(frame.ts)}</span>
         <span class={`tl-type badge badge-${tone}`}>{frame.type}</span>

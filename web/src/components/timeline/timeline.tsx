@@ -36,24 +36,47 @@ export function Timeline({ frames, state }: { frames: readonly EventFrame[]; sta
   const actions = (
     <div class="timeline-actions">
       <label class="switch small">
-        <input type="checkbox" checked={quiet} onChange={(event) => setQuiet(event.currentTarget.checked)} data-testid="timeline-show-quiet" />
+        <input
+          type="checkbox"
+          checked={quiet}
+          onChange={(event) => setQuiet(event.currentTarget.checked)}
+          data-testid="timeline-show-quiet"
+        />
         usage &amp; checkpoints
       </label>
       <StreamIndicator state={state} />
     </div>
   );
   return (
-    <Card title="Events" subtitle={`${frames.length} frame${frames.length === 1 ? '' : 's'}`} actions={actions} flush testId="timeline">
+    <Card
+      title="Events"
+      subtitle={`${frames.length} frame${frames.length === 1 ? '' : 's'}`}
+      actions={actions}
+      flush
+      testId="timeline"
+    >
       <div class="timeline-scroll" ref={list}>
         {visible.length > shown.length ? (
-          <button type="button" class="btn btn-sm btn-ghost timeline-more" onClick={() => setAll(true)} data-testid="timeline-show-all">
+          <button
+            type="button"
+            class="btn btn-sm btn-ghost timeline-more"
+            onClick={() => setAll(true)}
+            data-testid="timeline-show-all"
+          >
             Show {visible.length - shown.length} earlier events
           </button>
         ) : null}
         {frames.length === 0 ? (
-          <EmptyState title={state === 'ended' ? 'No events' : 'Waiting for events…'}>Frames appear here as the run journals them.</EmptyState>
+          <EmptyState title={state === 'ended' ? 'No events' : 'Waiting for events…'}>
+            Frames appear here as the run journals them.
+          </EmptyState>
         ) : (
-          <ol class="tl" data-testid="timeline-list" data-frames={frames.length} data-last-seq={frames[frames.length - 1]?.seq ?? 0}>
+          <ol
+            class="tl"
+            data-testid="timeline-list"
+            data-frames={frames.length}
+            data-last-seq={frames[frames.length - 1]?.seq ?? 0}
+          >
             {shown.map((frame) => (
               <TimelineEntry key={frame.seq} frame={frame} />
             ))}
