@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DecisionRequest, ServerInfo, StartTaskRequest } from '../../src/api/schemas.ts';
 import { ApiFailure, decide, resumeTask, startFromRequest, startTicker, stopTask } from './fake-runner.ts';
 import { seed } from './fake-seed.ts';
-import { streamEvents } from './fake-sse.ts';
+import { streamEvents, streamStats } from './fake-sse.ts';
 import { serveStatic } from './fake-static.ts';
 import { inbox, summaryOf, tasks, type FakeTask } from './fake-store.ts';
 
@@ -19,7 +19,7 @@ const PRINCIPAL = 'alice@example.com';
 const DIST = join(import.meta.dirname, '..', 'dist');
 const CHAOS = {
   dropEveryMs: Number(process.env['FAKE_DROP_MS'] ?? 12_000),
-  refuseOneIn: Number(process.env['FAKE_REFUSE_ONE_IN'] ?? 3),
+  refuseOneIn: Number(process.env['FAKE_REFUSE_ONE_IN'] ?? 2),
 };
 const COOKIE = 'agency_session';
 const sessions = new Set<string>();
@@ -77,6 +77,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     response.writeHead(204, { 'set-cookie': `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` });
     return void response.end();
   }
+  if (pathname === '/__fake/streams') return send(response, 200, streamStats);
   const authed = sessionOf(request) !== undefined;
   if (pathname === '/auth/session')
     return authed

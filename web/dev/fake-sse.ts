@@ -7,7 +7,8 @@ import type { FakeTask } from './fake-store.ts';
 
 export type Chaos = { dropEveryMs: number; refuseOneIn: number };
 
-let connections = 0;
+/** How streams were opened, so a driver can check that both ways of resuming were taken. */
+export const streamStats = { opened: 0, resumedWithLastEventId: 0, reopenedWithAfter: 0, refused: 0, dropped: 0 };
 
 /** Streams a task's frames after `after` (from `?after=` or Last-Event-ID), then live ones. */
 export function streamEvents(
@@ -17,10 +18,13 @@ export function streamEvents(
   url: URL,
   chaos: Chaos,
 ): void {
-  connections += 1;
   const lastEventId = request.headers['last-event-id'];
   const resumed = typeof lastEventId === 'string' && lastEventId !== '';
-  if (resumed && chaos.refuseOneIn > 0 && connections % chaos.refuseOneIn === 0) {
+  streamStats.opened += 1;
+  if (resumed) streamStats.resumedWithLastEventId += 1;
+  if (url.searchParams.has('after')) streamStats.reopenedWithAfter += 1;
+  if (resumed && chaos.refuseOneIn > 0 && streamStats.resumedWithLastEventId % chaos.refuseOneIn === 0) {
+    streamStats.refused += 1;
     // A non-stream answer: the browser's EventSource gives up, and the page has to reopen with ?after=.
     response.writeHead(503, { 'content-type': 'application/json' });
     response.end(
@@ -56,7 +60,15 @@ export function streamEvents(
   task.listeners.add(listener);
   const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), 15_000);
   const drop =
-    chaos.dropEveryMs > 0 ? setTimeout(() => response.destroy(), chaos.dropEveryMs * (0.5 + Math.random())) : undefined;
+    chaos.dropEveryMs > 0
+      ? setTimeout(
+          () => {
+            streamStats.dropped += 1;
+            response.destroy();
+          },
+          chaos.dropEveryMs * (0.5 + Math.random()),
+        )
+      : undefined;
   const cleanup = (): void => {
     task.listeners.delete(listener);
     clearInterval(heartbeat);

@@ -86,13 +86,22 @@ await page.getByTestId('timeline-show-quiet').check();
 await page.getByTestId('reconnecting').waitFor({ timeout: 20_000 });
 await shot(page, 'task-reconnecting', false);
 check(true, 'the reconnecting state shows while the stream is down');
+const before = (await seqs(page)).length;
+// Wait until the fake has both dropped a stream the browser resumed and refused one the page had to reopen.
+let streams: Record<string, number> = {};
+for (let waited = 0; waited < 60_000; waited += 1_000) {
+  streams = (await (await fetch(`${BASE}/__fake/streams`)).json()) as Record<string, number>;
+  if (streams['refused']! > 0 && streams['reopenedWithAfter']! > 0) break;
+  await page.waitForTimeout(1_000);
+}
+check(streams['resumedWithLastEventId']! > 0, `the browser resumed with Last-Event-ID (${JSON.stringify(streams)})`);
+check(streams['reopenedWithAfter']! > 0, 'after a refused reconnect the page reopened with ?after=');
 await page.waitForFunction(
   () => document.querySelector('[data-testid="stream-state"]')?.getAttribute('data-state') === 'live',
   undefined,
   { timeout: 20_000 },
 );
-const before = (await seqs(page)).length;
-await page.waitForTimeout(9_000);
+await page.waitForTimeout(2_000);
 const all = await seqs(page);
 check(all.length > before, `frames keep arriving after reconnects (${before} → ${all.length})`);
 check(new Set(all).size === all.length, 'no frame is shown twice');
