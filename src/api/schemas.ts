@@ -154,7 +154,8 @@ export const taskDetailSchema = taskSummarySchema
         .object({
           request: approvalRequestSchema,
           decision: approvalDecisionSchema.nullable(),
-          state: z.enum(['pending', 'decided', 'expired']),
+          /** `stale`: a plan request whose plan has changed since, so a decision would be refused. */
+          state: z.enum(['pending', 'decided', 'expired', 'stale']),
         })
         .strict(),
     ),

@@ -38,7 +38,8 @@ async function planUnderReview(record: TaskRecord, signature: string): Promise<P
   return null;
 }
 
-async function currentPlanSig(record: TaskRecord): Promise<string | undefined> {
+/** The signature of `plan/current.json` as it is now, if it holds a valid plan. */
+export async function currentPlanSig(record: TaskRecord): Promise<string | undefined> {
   const plan = await readPlan(record, record.paths.planCurrent);
   return plan ? signPlan(plan) : undefined;
 }

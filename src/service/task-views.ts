@@ -14,6 +14,7 @@ import { readJournal } from '../task/journal/read-journal.ts';
 import { loopSignatureOf } from '../task/loop-signature.ts';
 import { type DoTaskResult, type ResultView, stepReports, viewOf } from '../task/result.ts';
 import { parseContractFile } from '../task/task-spec.ts';
+import { currentPlanSig } from './approval-inbox.ts';
 import { type LiveView, summaryOf, type TaskRecord } from './task-records.ts';
 
 /** The frames of a task's journal; none before its run started. */
@@ -100,6 +101,7 @@ async function approvalsOf(record: TaskRecord): Promise<TaskDetail['approvals']>
   const broker = createFileBroker(record.paths.progress, { mode: 'file' });
   const ids = await listRequestIds(record.files, record.paths.progress).catch((): string[] => []);
   const approvals: TaskDetail['approvals'] = [];
+  const current = await currentPlanSig(record);
   for (const id of ids) {
     const entry = await broker.get(id).catch(() => undefined);
     if (!entry?.request) continue;
@@ -107,7 +109,14 @@ async function approvalsOf(record: TaskRecord): Promise<TaskDetail['approvals']>
     approvals.push({
       request: entry.request,
       decision,
-      state: decision === null ? 'pending' : decision.decision === 'expired' ? 'expired' : 'decided',
+      state:
+        decision !== null
+          ? decision.decision === 'expired'
+            ? 'expired'
+            : 'decided'
+          : entry.request.type === 'plan' && current !== undefined && current !== entry.request.plan_sig
+            ? 'stale'
+            : 'pending',
     });
   }
   return approvals.sort((a, b) => (a.request.created_at < b.request.created_at ? -1 : 1));
