@@ -11,6 +11,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     description: 'journal append cost, group commit, fsync per event against the raw floor, state checkpoints',
     run: async (args) => (await import('./journal/main.ts')).main(args),
   },
+  server: {
+    description:
+      'GET /agent/tasks/{id} against bare node:http, journal → stream latency with 100 subscribers, events/s',
+    run: async (args) => (await import('./server/main.ts')).main(args),
+  },
   cli: {
     description: 'start-up of `agency --help` and `agency status` against a bare Node process and peer CLIs',
     run: async (args) => (await import('./cli/main.ts')).main(args),

@@ -1,4 +1,5 @@
 import type { EventFrame } from '../task/contracts/events.ts';
+import { journalLineOf } from '../task/journal/follow-journal.ts';
 
 /** How a task's events are sent: Server-Sent Events for browsers, NDJSON for everything else. */
 export type StreamFormat = 'sse' | 'ndjson';
@@ -14,11 +15,35 @@ export type EventStreamOptions = {
 
 const encoder = new TextEncoder();
 
+// A frame is encoded once per format however many streams send it: the journal hub hands every subscriber the same
+// frame object.
+const encoded = new WeakMap<EventFrame, { sse?: Uint8Array; ndjson?: Uint8Array }>();
+
 /** One frame as the format writes it. An SSE event's id is the frame's seq, so `Last-Event-ID` resumes after it. */
 export function encodeFrame(frame: EventFrame, format: StreamFormat): Uint8Array {
-  const json = JSON.stringify(frame);
-  return encoder.encode(format === 'sse' ? `id: ${frame.seq}\ndata: ${json}\n\n` : `${json}\n`);
+  let cached = encoded.get(frame);
+  if (!cached) encoded.set(frame, (cached = {}));
+  const hit = cached[format];
+  if (hit) return hit;
+  // The line as the journal holds it, when the frame was read from one; serialized again otherwise.
+  const line = journalLineOf(frame) ?? encoder.encode(JSON.stringify(frame));
+  const head = format === 'sse' ? encoder.encode(`id: ${frame.seq}\ndata: `) : EMPTY;
+  const tail = format === 'sse' ? SSE_END : NEWLINE;
+  const bytes = new Uint8Array(head.byteLength + line.byteLength + tail.byteLength);
+  bytes.set(head, 0);
+  bytes.set(line, head.byteLength);
+  bytes.set(tail, head.byteLength + line.byteLength);
+  cached[format] = bytes;
+  return bytes;
 }
+
+const EMPTY = new Uint8Array(0);
+const NEWLINE = encoder.encode('\n');
+const SSE_END = encoder.encode('\n\n');
+/** Frames sent in one chunk, at most, when they are ready together. */
+const BATCH_FRAMES = 512;
+const BATCH_BYTES = 256 * 1024;
+const NOT_YET = Symbol('not yet');
 
 /**
  * A byte stream of `frames`, pulled as the client reads (a slow client slows only its own stream), with heartbeats,
@@ -31,6 +56,8 @@ export function eventStream(
 ): ReadableStream<Uint8Array> {
   const { format, heartbeatMs, controller } = options;
   const iterator = frames[Symbol.asyncIterator]();
+  // A `next()` that did not resolve in time for the last chunk; the next pull waits for it first.
+  let pending: Promise<IteratorResult<EventFrame>> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const stopHeartbeat = () => {
     if (heartbeat) clearInterval(heartbeat);
@@ -52,14 +79,35 @@ export function eventStream(
       },
       async pull(stream) {
         try {
-          const next = await iterator.next();
-          if (next.done) {
-            stopHeartbeat();
-            if (format === 'sse') stream.enqueue(encoder.encode('event: end\ndata: {}\n\n'));
-            stream.close();
-            return;
+          // The first frame is waited for; the ones ready in the same turn of the event loop join it in one chunk.
+          const chunks: Uint8Array[] = [];
+          let bytes = 0;
+          let next = await (pending ?? iterator.next());
+          pending = undefined;
+          for (;;) {
+            if (next.done) {
+              stopHeartbeat();
+              if (chunks.length > 0) stream.enqueue(concat(chunks, bytes));
+              if (format === 'sse') stream.enqueue(encoder.encode('event: end\ndata: {}\n\n'));
+              stream.close();
+              return;
+            }
+            const chunk = encodeFrame(next.value, format);
+            chunks.push(chunk);
+            bytes += chunk.byteLength;
+            if (chunks.length >= BATCH_FRAMES || bytes >= BATCH_BYTES) break;
+            const following = iterator.next();
+            const ready = await Promise.race([
+              following,
+              new Promise<typeof NOT_YET>((resolve) => setImmediate(resolve, NOT_YET)),
+            ]);
+            if (ready === NOT_YET) {
+              pending = following;
+              break;
+            }
+            next = ready;
           }
-          stream.enqueue(encodeFrame(next.value, format));
+          stream.enqueue(concat(chunks, bytes));
         } catch (error) {
           stopHeartbeat();
           stream.error(error);
@@ -85,4 +133,15 @@ export function resumeAfter(lastEventId: string | undefined, after: string | und
     return /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
   }
   return undefined;
+}
+
+function concat(chunks: Uint8Array[], bytes: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
 }

@@ -18,14 +18,15 @@ import { createFileBroker } from '../task/approvals/file-broker.ts';
 import type { ApprovalDecision } from '../task/contracts/approvals.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import { FINAL_STOP_REASONS } from '../task/contracts/state.ts';
-import { followJournal } from '../task/journal/follow-journal.ts';
 import type { ResultView } from '../task/result.ts';
+import { lastSeqOfType } from '../task/journal/read-journal.ts';
 import type { Runner } from '../task/runner.ts';
 import type { Budgets } from '../task/task-spec.ts';
 import { writeFileAtomic } from '../task/fs/atomic-write.ts';
 import type { AgencyRoot } from './agency-root.ts';
 import { decideRequest, holdsRequest, inboxItemsOf } from './approval-inbox.ts';
 import { openDeliverable, type OpenedDeliverable } from './deliverable-file.ts';
+import { createJournalHub, type JournalHub } from './journal-hub.ts';
 import { createRunQueue } from './run-queue.ts';
 import { type ServiceLogger, silentLogger } from './service-logger.ts';
 import {
@@ -48,7 +49,7 @@ import {
   taskSpecOf,
   writeTaskRequest,
 } from './task-records.ts';
-import { detailOf, framesOf, resultOf } from './task-views.ts';
+import { detailOf, resultOf } from './task-views.ts';
 
 /** Who asks: the name the service signs decisions and journal entries with. */
 export type Principal = { name: string };
@@ -132,6 +133,7 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
   const maxConcurrentRuns = options.maxConcurrentRuns ?? 4;
   const limits: IntakeLimits = { ...DEFAULT_INTAKE_LIMITS, ...options.limits };
   const listeners = new Set<(frame: EventFrame, taskId: string) => void>();
+  const hub = createJournalHub();
   await mkdir(root.tasks, { recursive: true });
   await mkdir(root.server, { recursive: true, mode: 0o700 });
 
@@ -285,13 +287,12 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
         throw new AgencyError('invalid_argument', 'after: must be a non-negative integer (a seq)', {
           details: { field: 'after' },
         });
-      const frames = await framesOf(record);
-      const lastFinish = frames.findLast((frame) => frame.type === 'finish')?.seq ?? 0;
+      const lastFinish = await lastSeqOfType(record.paths.events, 'finish');
       const active = () => queue.isQueued(id) || queue.isLive(id);
       // A run in progress ends with a finish still to come; a finished one with the last finish on file.
       const endAt = active() || record.owner?.alive ? lastFinish + 1 : lastFinish;
       if (endAt > 0 && endAt === lastFinish && after >= lastFinish) return (async function* () {})();
-      return followUntilEnd(record.paths.events, after, signal, endAt, () => queue.isQueued(id));
+      return followUntilEnd(hub, record.paths.events, after, signal, endAt, () => queue.isQueued(id));
     },
 
     result: async (id, view) => resultOf(await recordOf(id), view),
@@ -479,6 +480,7 @@ function matches(summary: TaskSummary, filter: readonly TaskFilter[]): boolean {
 // Follows the journal from `after`. It ends after the `finish` frame at `endAt` or later (earlier finishes belong to
 // runs since resumed), unless a resume of the task is queued by then, in which case it waits for that run's finish.
 async function* followUntilEnd(
+  hub: JournalHub,
   file: string,
   after: number,
   signal: AbortSignal | undefined,
@@ -489,7 +491,7 @@ async function* followUntilEnd(
   const stop = () => controller.abort();
   signal?.addEventListener('abort', stop, { once: true });
   try {
-    for await (const frame of followJournal(file, { fromSeq: after, signal: controller.signal, pollIntervalMs: 100 })) {
+    for await (const frame of hub.follow(file, after, controller.signal)) {
       yield frame;
       if (frame.type !== 'finish' || frame.seq < endAt) continue;
       if (!resumeQueued()) return;

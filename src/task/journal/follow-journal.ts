@@ -13,7 +13,23 @@ export type FollowJournalOptions = {
   fromSeq?: number;
   /** How often to look for new bytes when `fs.watch` reports nothing (or is unavailable). @default 250 */
   pollIntervalMs?: number;
+  /**
+   * Start at the end of the file: yield only frames appended from now on, without reading the ones already there
+   * (line numbers in errors then count from there). @default false
+   */
+  fromEnd?: boolean;
+  /** With `fromEnd`: told the seq of the last frame on file where following starts (0 for none). */
+  onStart?: (lastSeq: number) => void;
 };
+
+// The bytes of the journal line each followed frame was parsed from, so a stream can send the line as written instead
+// of serializing the frame again.
+const LINES = new WeakMap<EventFrame, Uint8Array>();
+
+/** The journal line (without its newline) a frame yielded by {@link followJournal} was read from. */
+export function journalLineOf(frame: EventFrame): Uint8Array | undefined {
+  return LINES.get(frame);
+}
 
 type Cursor = { offset: number; pending: Buffer; line: number; previous: EventFrame | undefined; yielded: number };
 
@@ -29,10 +45,14 @@ type Cursor = { offset: number; pending: Buffer; line: number; previous: EventFr
  */
 export async function* followJournal(
   file: string,
-  { signal, fromSeq = 0, pollIntervalMs = 250 }: FollowJournalOptions = {},
+  { signal, fromSeq = 0, pollIntervalMs = 250, fromEnd = false, onStart }: FollowJournalOptions = {},
 ): AsyncGenerator<EventFrame, void, undefined> {
   const waker = createWaker(file, pollIntervalMs, signal);
   const cursor: Cursor = { offset: 0, pending: Buffer.alloc(0), line: 0, previous: undefined, yielded: fromSeq };
+  if (fromEnd) {
+    await skipToEnd(file, cursor);
+    onStart?.(cursor.previous?.seq ?? 0);
+  }
   try {
     while (!signal?.aborted) {
       const fresh = await readNew(file, cursor);
@@ -63,10 +83,11 @@ async function readNew(file: string, cursor: Cursor): Promise<{ frames: EventFra
   const complete = data.lastIndexOf(0x0a) + 1;
   cursor.pending = data.subarray(complete);
   const frames: EventFrame[] = [];
-  const lines = data.toString('utf8', 0, complete).split('\n');
-  lines.pop();
-  for (const [index, text] of lines.entries()) {
-    const parsed = parseFrameLine(text);
+  for (let start = 0, index = 0; start < complete; index++) {
+    const end = data.indexOf(0x0a, start);
+    const line = data.subarray(start, end);
+    start = end + 1;
+    const parsed = parseFrameLine(line.toString('utf8'));
     if ('problem' in parsed) {
       // The partial line held back may have been cut off and rewritten (a repaired torn tail): read it again whole.
       if (index === 0 && heldBack > 0) {
@@ -85,10 +106,38 @@ async function readNew(file: string, cursor: Cursor): Promise<{ frames: EventFra
     cursor.previous = parsed.frame;
     if (parsed.frame.seq > cursor.yielded) {
       cursor.yielded = parsed.frame.seq;
+      LINES.set(parsed.frame, line);
       frames.push(parsed.frame);
     }
   }
   return { frames };
+}
+
+// Places the cursor after the last complete line, remembering that line's frame so seqs are still checked.
+async function skipToEnd(file: string, cursor: Cursor): Promise<void> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return;
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - 65_536);
+    const tail = Buffer.alloc(size - start);
+    await handle.read(tail, 0, tail.byteLength, start);
+    const last = tail.lastIndexOf(0x0a);
+    if (last < 0) return;
+    cursor.offset = start + last + 1;
+    const previousLine = tail.subarray(tail.lastIndexOf(0x0a, last - 1) + 1, last).toString('utf8');
+    const parsed = parseFrameLine(previousLine);
+    if ('frame' in parsed) {
+      cursor.previous = parsed.frame;
+      cursor.yielded = Math.max(cursor.yielded, parsed.frame.seq);
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 async function readFrom(file: string, cursor: Cursor): Promise<Buffer | undefined> {
@@ -103,7 +152,8 @@ async function readFrom(file: string, cursor: Cursor): Promise<Buffer | undefine
   try {
     const { size } = await handle.stat();
     if (size < cursor.offset) restart(cursor, size);
-    const length = size - cursor.offset;
+    // At most a mebibyte at a time: a long journal is read and parsed in pieces, not held whole.
+    const length = Math.min(size - cursor.offset, 1024 * 1024);
     if (length === 0) return undefined;
     const buffer = Buffer.alloc(length);
     const { bytesRead } = await handle.read(buffer, 0, length, cursor.offset);

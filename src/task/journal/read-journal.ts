@@ -1,11 +1,12 @@
 import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { confineFs } from '../fs/confined-fs.ts';
 import type { EventFrame } from '../contracts/events.ts';
 import { type DurableFs, fileError, nodeDurableFs } from '../fs/durable-fs.ts';
-import { parseJournal, type TornTail } from './parse-journal.ts';
+import { parseFrameLine, parseJournal, type TornTail } from './parse-journal.ts';
 
 /** Options for {@link readJournal}. */
 export type ReadJournalOptions = {
@@ -59,5 +60,43 @@ async function truncate(fs: DurableFs, file: string, length: number): Promise<vo
     }
   } catch (cause) {
     throw fileError('journal_not_durable', file, `repairing the torn last line (${step})`, cause);
+  }
+}
+
+/**
+ * The seq of the last frame of `type` (of any type when `type` is undefined) in a journal, read from the end of the
+ * file backwards (a finished run's last `finish` is among its last lines, so a long journal costs a few reads, not a
+ * parse of every line); 0 when there is none or no file.
+ */
+export async function lastSeqOfType(file: string, type?: string): Promise<number> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return 0;
+  }
+  try {
+    const { size } = await handle.stat();
+    const needle = type === undefined ? '"seq":' : `"type":"${type}"`;
+    let end = size;
+    let carry = '';
+    while (end > 0) {
+      const start = Math.max(0, end - 65_536);
+      const buffer = Buffer.alloc(end - start);
+      await handle.read(buffer, 0, buffer.byteLength, start);
+      const text = buffer.toString('utf8') + carry;
+      const lines = text.split('\n');
+      carry = start > 0 ? (lines.shift() ?? '') : '';
+      for (let index = lines.length - 1; index >= 0; index--) {
+        const line = lines[index]!;
+        if (!line.includes(needle)) continue;
+        const parsed = parseFrameLine(line);
+        if ('frame' in parsed && (type === undefined || parsed.frame.type === type)) return parsed.frame.seq;
+      }
+      end = start;
+    }
+    return 0;
+  } finally {
+    await handle.close();
   }
 }
