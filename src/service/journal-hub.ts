@@ -1,3 +1,4 @@
+import { AgencyError } from '../core/errors.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import { followJournal } from '../task/journal/follow-journal.ts';
 
@@ -102,7 +103,7 @@ export function createJournalHub(): JournalHub {
             yield frame;
             continue;
           }
-          if (tail.failure) throw tail.failure;
+          if (tail.failure) throw AgencyError.from(tail.failure);
           if (tail.ended) return;
           await changed(tail, signal);
         }
