@@ -1,7 +1,8 @@
 // The root entry of agency: agents, tools, models, errors, policy, memory, usage and redaction. It imports no Node
 // built-in and no provider package, so it runs in any JS runtime; model providers load on a model's first call.
 // Node-only and heavy parts are subpath entries: agency/tasks, agency/testing, agency/tools, agency/sandbox,
-// agency/mcp, agency/obs and agency/credentials. Each name is exported once, from the module that defines it.
+// agency/mcp, agency/obs, agency/credentials and agency/server; agency/client, the HTTP client, is portable too.
+// Each name is exported once, from the module that defines it.
 
 // core
 export { canonicalDigest, canonicalJson } from './core/canonical-json.ts';

@@ -12,6 +12,12 @@ const USAGE_CODES = new Set([
   'cassette_corrupt',
   'approval_not_found',
   'approval_invalid',
+  // From a server (--server): the wrong token or address, an unknown task, a task not in a state for it.
+  'unauthorized',
+  'forbidden',
+  'task_not_found',
+  'task_state_conflict',
+  'payload_too_large',
 ]);
 
 /** Turns a command's action, which resolves to an exit code, into a commander action that never throws. */
@@ -22,12 +28,23 @@ export type WrapAction = <A extends unknown[]>(
 // AgencyError (and the redactor behind it) is loaded only when a command fails, not on every start.
 async function exitCodeForError(error: unknown): Promise<number> {
   const code = (error as { exitCode?: number }).exitCode;
+  if (code !== undefined) return code;
   const { AgencyError } = await import('../core/errors.ts');
-  const agency = AgencyError.isInstance(error) ? error : undefined;
-  return (
-    code ??
-    (agency?.code === 'task_locked' ? EXIT.locked : agency && USAGE_CODES.has(agency.code) ? EXIT.usage : EXIT.failed)
-  );
+  if (!AgencyError.isInstance(error)) return EXIT.failed;
+  // A task the server is running is held as a local run holds its lock.
+  if (error.code === 'task_locked' || error.code === 'task_active') return EXIT.locked;
+  if (USAGE_CODES.has(error.code)) return EXIT.usage;
+  const status = error.details?.status;
+  return error.code === 'http_error' && typeof status === 'number' && status < 500 ? EXIT.usage : EXIT.failed;
+}
+
+// A server's refusal says what it was: `… (HTTP 404 not_found)`.
+function messageOf(error: unknown): string {
+  const message = (error as Error).message;
+  const details = (error as { details?: { status?: unknown; error?: unknown } }).details;
+  return typeof details?.status === 'number' && typeof details.error === 'string'
+    ? `${message} (HTTP ${details.status} ${details.error})`
+    : message;
 }
 
 /** Makes the wrapper every command's action goes through: errors are printed to `err` and mapped to exit codes. */
@@ -37,7 +54,7 @@ export function createWrapAction(err: Output, setExit: (code: number) => void): 
       try {
         setExit(await action(...args));
       } catch (error) {
-        err.write(`agency: ${(error as Error).message}\n`);
+        err.write(`agency: ${messageOf(error)}\n`);
         setExit(await exitCodeForError(error));
       }
     };

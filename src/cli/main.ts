@@ -25,8 +25,8 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   const wrap = createWrapAction(err, setExit);
   // Registration order is the order `agency --help` lists the commands in.
   registerInitCommand(program, wrap, out);
-  registerRunCommands(program, wrap, out);
-  registerInspectCommands(program, wrap, out);
+  registerRunCommands(program, wrap, out, err);
+  registerInspectCommands(program, wrap, out, err);
   registerDecisionCommands(program, wrap, out);
   registerStopCommand(program, wrap, out);
   registerServeCommand(program, wrap, out);

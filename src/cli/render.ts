@@ -49,7 +49,14 @@ export function createProgressView(
   out: Output,
   root: string,
   budget: { maxCostUsd?: number; maxTotalTokens?: number },
-  { approvalsByHand = true }: { approvalsByHand?: boolean } = {},
+  {
+    approvalsByHand = true,
+    decideCommand = (verb, id) => `agency ${verb} ${root} ${id}`,
+  }: {
+    approvalsByHand?: boolean;
+    /** The command that decides a request, as printed. @default `agency approve|deny <root> <id>` */
+    decideCommand?: (verb: 'approve' | 'deny', id: string) => string;
+  } = {},
 ) {
   let phase = 'init';
   let step = '';
@@ -92,7 +99,7 @@ export function createProgressView(
           paint(
             out,
             'yellow',
-            `  → waiting for a decision. Approve: agency approve ${root} ${id}   Deny: agency deny ${root} ${id}\n`,
+            `  → waiting for a decision. Approve: ${decideCommand('approve', id)}   Deny: ${decideCommand('deny', id)}\n`,
           ),
         );
       }

@@ -17,12 +17,17 @@ const listModules = `data:text/javascript,${encodeURIComponent(`
   process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify([...seen]) + '\\n'));
 `)}`;
 
-async function loadedBy(args: string[]): Promise<{ files: string[]; packages: string[]; stdout: string }> {
-  const { stdout, stderr } = await exec(process.execPath, ['--import', listModules, agency, ...args]);
+async function loadedBy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ files: string[]; packages: string[]; stdout: string; stderr: string }> {
+  const { stdout, stderr } = await exec(process.execPath, ['--import', listModules, agency, ...args], {
+    env: { ...process.env, ...env },
+  }).catch((error: { stdout: string; stderr: string }) => error);
   const urls = JSON.parse(/^MODULES (.*)$/m.exec(stderr)?.[1] ?? '[]') as string[];
   const paths = urls.filter((url) => url.startsWith('file:')).map((url) => relative(repo, fileURLToPath(url)));
   const packages = new Set(paths.flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.slice(1) ?? []));
-  return { files: paths.filter((path) => !path.includes('node_modules')), packages: [...packages], stdout };
+  return { files: paths.filter((path) => !path.includes('node_modules')), packages: [...packages], stdout, stderr };
 }
 
 describe('agency start-up', () => {
@@ -54,5 +59,24 @@ describe('agency start-up', () => {
       [],
     );
     expect(packages.filter((name) => name.startsWith('@ai-sdk/') || name === 'ajv')).toEqual([]);
+  });
+
+  it('status --server loads the client and the API schemas, not the task folder code, the runner or the server', async () => {
+    const { files, packages, stderr } = await loadedBy(
+      ['status', 'task_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--server', 'http://127.0.0.1:9'],
+      { AGENCY_TOKEN: 'token-0123456789abcdef' },
+    );
+    expect(stderr).toContain('no answer from the server');
+    expect(files).toContain('src/cli/commands/remote-inspect.ts');
+    expect(files).toContain('src/client/index.ts');
+    expect(files).not.toContain('src/cli/commands/inspect.ts');
+    expect(
+      files.filter((path) =>
+        /^src\/(model|tools|agent|sandbox|server|service)\/|^src\/task\/(runner|layout|journal)/.test(path),
+      ),
+    ).toEqual([]);
+    expect(packages.filter((name) => name.startsWith('@ai-sdk/') || ['ajv', 'hono', 'pino'].includes(name))).toEqual(
+      [],
+    );
   });
 });

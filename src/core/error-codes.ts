@@ -105,6 +105,16 @@ export const ERROR_CODES = {
   payload_too_large: { retryable: false, summary: 'A request body, upload or file is over its size limit.' },
   unauthorized: { retryable: false, summary: 'The request carries no valid credentials.' },
   forbidden: { retryable: false, summary: 'The request is not allowed from where it came.' },
+
+  // Calling a server (additions)
+  http_error: {
+    retryable: false,
+    summary: 'The server answered with an error no other code names; details.status and details.error say which.',
+  },
+  response_invalid: {
+    retryable: false,
+    summary: "The server's answer does not match the API's schemas (a server of another version?).",
+  },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

@@ -292,7 +292,10 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
       // A run in progress ends with a finish still to come; a finished one with the last finish on file.
       const endAt = active() || record.owner?.alive ? lastFinish + 1 : lastFinish;
       if (endAt > 0 && endAt === lastFinish && after >= lastFinish) return (async function* () {})();
-      return followUntilEnd(hub, record.paths.events, after, signal, endAt, () => queue.isQueued(id));
+      return followUntilEnd(hub, record.paths.events, after, signal, endAt, {
+        resumeQueued: () => queue.isQueued(id),
+        settled: () => queue.settled(id),
+      });
     },
 
     result: async (id, view) => resultOf(await recordOf(id), view),
@@ -479,13 +482,15 @@ function matches(summary: TaskSummary, filter: readonly TaskFilter[]): boolean {
 
 // Follows the journal from `after`. It ends after the `finish` frame at `endAt` or later (earlier finishes belong to
 // runs since resumed), unless a resume of the task is queued by then, in which case it waits for that run's finish.
+// It ends once the run has settled too: the runner writes state.json after journaling its finish, and a client told
+// the stream is over asks for the result next.
 async function* followUntilEnd(
   hub: JournalHub,
   file: string,
   after: number,
   signal: AbortSignal | undefined,
   endAt: number,
-  resumeQueued: () => boolean,
+  run: { resumeQueued: () => boolean; settled: () => Promise<unknown> },
 ): AsyncGenerator<EventFrame> {
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -494,7 +499,10 @@ async function* followUntilEnd(
     for await (const frame of hub.follow(file, after, controller.signal)) {
       yield frame;
       if (frame.type !== 'finish' || frame.seq < endAt) continue;
-      if (!resumeQueued()) return;
+      if (!run.resumeQueued()) {
+        await run.settled();
+        return;
+      }
       endAt = frame.seq + 1;
     }
   } finally {

@@ -201,6 +201,16 @@ const ENTRIES: Record<string, string[]> = {
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
   'agency/obs': ['createLogger', 'redactingStream'],
   'agency/credentials': ['callback', 'createCredentialBroker', 'env', 'file'],
+  'agency/client': ['AgencyError', 'createClient'],
+  'agency/server': [
+    'agencyRoot',
+    'agencyRootAt',
+    'allowedHosts',
+    'createServerApp',
+    'createTaskService',
+    'silentLogger',
+    'startServer',
+  ],
 };
 
 describe('package exports', () => {

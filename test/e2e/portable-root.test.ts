@@ -1,27 +1,14 @@
-import { builtinModules } from 'node:module';
-import { runInContext, createContext } from 'node:vm';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { runInContext } from 'node:vm';
+import type { Metafile, Plugin } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleForWeb, webContext } from '../support/portable-bundle.ts';
 
 // The root entry must run in any JS runtime: a browser, a worker, Deno, Bun, an edge function. It is bundled here
 // with every Node built-in refused, and the bundle runs in a bare V8 context that has only the Web APIs such runtimes
 // share (timers, AbortController, TextEncoder, URL, crypto.getRandomValues, streams, …): no `process`, `require`,
 // `Buffer` or `node:*`.
 
-const repo = new URL('../..', import.meta.url).pathname;
 const PROVIDERS = ['@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/openai-compatible'];
-
-// Fails the bundle on the first Node built-in anything reaches, naming who imported it.
-const refuseNodeBuiltins: Plugin = {
-  name: 'refuse-node-builtins',
-  setup(bundle) {
-    const builtins = new Set(builtinModules);
-    bundle.onResolve({ filter: /.*/ }, ({ path, importer }) => {
-      if (!path.startsWith('node:') && !builtins.has(path.split('/')[0] ?? path)) return undefined;
-      return { errors: [{ text: `${path} is a Node built-in, imported by ${importer}` }] };
-    });
-  },
-};
 
 // The provider packages stay outside the bundle, so that a static import of one would fail when the bundle loads.
 const providersOutside: Plugin = {
@@ -45,51 +32,8 @@ let code = '';
 let metafile: Metafile;
 
 beforeAll(async () => {
-  const result = await build({
-    stdin: { contents: ENTRY, resolveDir: repo, sourcefile: 'portable-entry.ts', loader: 'ts' },
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: 'iife',
-    globalName: 'agency',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['agency-source'],
-    logLevel: 'silent',
-    plugins: [refuseNodeBuiltins, providersOutside],
-  });
-  code = result.outputFiles[0]?.text ?? '';
-  metafile = result.metafile;
+  ({ code, metafile } = await bundleForWeb(ENTRY, { globalName: 'agency', plugins: [providersOutside] }));
 });
-
-// The Web APIs every runtime above has, taken from this one; nothing Node-specific.
-function webContext(log: string[]) {
-  return createContext({
-    setTimeout,
-    clearTimeout,
-    setInterval,
-    clearInterval,
-    queueMicrotask,
-    structuredClone,
-    performance,
-    AbortController,
-    AbortSignal,
-    Event,
-    EventTarget,
-    DOMException,
-    TextEncoder,
-    TextDecoder,
-    URL,
-    URLSearchParams,
-    atob,
-    btoa,
-    crypto,
-    ReadableStream,
-    WritableStream,
-    TransformStream,
-    console: { log: (...args: unknown[]) => log.push(args.join(' ')), warn: () => {}, error: () => {} },
-  });
-}
 
 describe('the root entry in a runtime without Node built-ins', () => {
   it('bundles without reaching a Node built-in, and reaches the providers only through dynamic imports', () => {

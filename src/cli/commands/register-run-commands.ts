@@ -2,10 +2,13 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ModelPrice } from '../../core/model-catalog.ts';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
+import type { RemoteRunOptions } from './remote-run.ts';
+import { addServerOptions, checkLocal } from './server-options.ts';
 
 // `run.ts` loads the whole runtime (runner, models, tools); it is imported when `run` or `resume` starts, so
-// `agency --help` and the other commands never pay for it.
+// `agency --help` and the other commands never pay for it. With --server, `remote-run.ts` loads the client only.
 const commands = () => import('./run.ts');
+const remote = () => import('./remote-run.ts');
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -101,22 +104,34 @@ function addRunOptions(command: Command): Command {
 }
 
 /** Registers `agency run` and `agency resume`. */
-export function registerRunCommands(program: Command, wrap: WrapAction, out: Output): void {
-  addRunOptions(
-    program
-      .command('run')
-      .description('Start a task and run it to the end (exit codes: docs/cli.md)')
-      .argument('<root>', 'the task folder')
-      .hook('preAction', (command) => parsePrices(command)),
-  ).action(wrap(async (root: string, options) => (await commands()).runCommand(root, options, 'start', out)));
-  addRunOptions(
-    program
-      .command('resume')
-      .description(
-        'Continue a run that was stopped, cancelled, out of budget, left with an expired approval, failed or ' +
-          'killed; --max-* options raise its budgets',
-      )
-      .argument('<root>', 'the task folder')
-      .hook('preAction', (command) => parsePrices(command)),
-  ).action(wrap(async (root: string, options) => (await commands()).runCommand(root, options, 'resume', out)));
+export function registerRunCommands(program: Command, wrap: WrapAction, out: Output, err: Output): void {
+  const action =
+    (mode: 'start' | 'resume') =>
+    async (root: string, options: RemoteRunOptions): Promise<number> => {
+      if (options.server !== undefined) return (await remote()).remoteRunCommand(root, options, mode, out, err);
+      checkLocal(options);
+      return (await commands()).runCommand(root, options, mode, out);
+    };
+  addServerOptions(
+    addRunOptions(
+      program
+        .command('run')
+        .description('Start a task and run it to the end (exit codes: docs/cli.md)')
+        .argument('<root>', 'the task folder (with --server: a task folder or a brief file, sent to the server)')
+        .hook('preAction', (command) => parsePrices(command)),
+    ),
+    'run it on an agency server: send the brief and the files of task/, and follow the run there',
+  ).action(wrap(action('start')));
+  addServerOptions(
+    addRunOptions(
+      program
+        .command('resume')
+        .description(
+          'Continue a run that was stopped, cancelled, out of budget, left with an expired approval, failed or ' +
+            'killed; --max-* options raise its budgets',
+        )
+        .argument('<root>', 'the task folder (with --server: a task id)')
+        .hook('preAction', (command) => parsePrices(command)),
+    ),
+  ).action(wrap(action('resume')));
 }

@@ -14,6 +14,7 @@ import { createRunner, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
 import { type OperatorFlags, readOperatorSettings } from '../operator-config.ts';
+import { stopOnSignals } from '../stop-on-signals.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, type RunSettings, taskConfigPath } from '../task-config.ts';
 
@@ -89,23 +90,6 @@ function exitCodeForFinishedRun(error: unknown, root: string, out: Output): numb
   if (!finished) throw error;
   out.write(`${error instanceof Error ? error.message : ''}. See: agency status ${root}\n`);
   return exitCodeFor(finished);
-}
-
-// The first Ctrl-C stops at the next step boundary; a second one quits at once. Returns a remover.
-function stopOnSignals(out: Output, stop: () => void): () => void {
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    out.write('\nStopping (press Ctrl-C again to quit at once; `agency resume` continues the run)…\n');
-    stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }
 
 /** `agency run <root>` and `agency resume <root>`: run a task to the end, showing live progress. */

@@ -1,0 +1,94 @@
+import type {
+  DecisionRequest,
+  InboxItem,
+  ServerInfo,
+  StartTaskRequest,
+  TaskAction,
+  TaskDetail,
+  TaskFilter,
+  TaskList,
+  TaskResult,
+  UploadResult,
+} from '../api/schemas.ts';
+import type { ApprovalDecision } from '../task/contracts/approvals.ts';
+import type { EventFrame } from '../task/contracts/events.ts';
+import type { EventsOptions } from './follow-events.ts';
+
+/** Options every call takes. */
+export type CallOptions = { signal?: AbortSignal };
+
+/** How much of a result: `minimal`, `summary` or `full`. @default 'summary' */
+export type ResultViewOption = { view?: 'minimal' | 'summary' | 'full' };
+
+/** A file for a held task's `task/`: one name (no directory), and its content. */
+export type UploadFile = { name: string; data: Blob | Uint8Array | string; type?: string };
+
+/** A filter and a page of the task list. */
+export type ListTasksOptions = CallOptions & {
+  /** One filter or several (any of them matches): a status, `stuck` or `active`. */
+  status?: TaskFilter | readonly TaskFilter[];
+  /** `next_cursor` of the page before. */
+  cursor?: string;
+  /** @default 20 (at most 100) */
+  limit?: number;
+};
+
+/** The API's budgets, to raise on resume. */
+export type ResumeBudgets = NonNullable<StartTaskRequest['budgets']>;
+
+/** The tasks on the server: start, follow, steer and read them. */
+export type TasksClient = {
+  /** `GET /agent/tasks`: a page of tasks, newest first. */
+  list(options?: ListTasksOptions): Promise<TaskList>;
+  /** `GET /agent/tasks/{id}`: a task with its plans, verify reports, approvals and deliverables. */
+  get(id: string, options?: CallOptions): Promise<TaskDetail>;
+  /** `POST /agent/tasks/do/async`: creates a task and queues its run (or holds it, with `hold: true`). */
+  start(request: StartTaskRequest, options?: CallOptions): Promise<TaskAction>;
+  /** `POST /agent/tasks/do`: starts a task and answers when its run ends. */
+  run(request: StartTaskRequest, options?: CallOptions & ResultViewOption): Promise<TaskResult>;
+  /** `GET /agent/tasks/{id}/result`: a finished run's result (`task_active` while it runs). */
+  result(id: string, options?: CallOptions & ResultViewOption): Promise<TaskResult>;
+  /** `POST /agent/tasks/{id}/start`: starts a task created with `hold: true`. */
+  release(id: string, options?: CallOptions): Promise<TaskAction>;
+  /** `POST /agent/tasks/{id}/stop`: stops a run within a second, or takes a queued one out of the queue. */
+  stop(id: string, options?: CallOptions & { reason?: 'stopped' | 'cancelled' }): Promise<TaskAction>;
+  /** `POST /agent/tasks/{id}/resume`: continues a run not finished on purpose, optionally with raised budgets. */
+  resume(id: string, options?: CallOptions & { budgets?: ResumeBudgets }): Promise<TaskAction>;
+  /** `POST /agent/tasks/{id}/upload`: files into `task/` of a held task. */
+  upload(id: string, files: readonly UploadFile[], options?: CallOptions): Promise<UploadResult>;
+  /**
+   * `GET /agent/tasks/{id}/deliverables/{path}`: the answer itself, to read as `.body` (a `ReadableStream`),
+   * `.blob()`, `.text()` or `.arrayBuffer()`; its `content-type` and `etag` (the file's sha256) are set.
+   */
+  deliverable(id: string, path: string, options?: CallOptions): Promise<Response>;
+  /**
+   * `GET /agent/tasks/{id}/events`: the run's journal frames, each once and in order, reconnecting on its own after a
+   * dropped connection; it ends when the server ends the stream after the run's finish.
+   */
+  events(id: string, options?: EventsOptions): AsyncGenerator<EventFrame, void, undefined>;
+};
+
+/** The approvals inbox. */
+export type ApprovalsClient = {
+  /** `GET /agent/approvals`: every pending request across tasks, with what it asks. */
+  list(options?: CallOptions): Promise<{ items: InboxItem[] }>;
+  /** `POST /agent/approvals/{id}/decision`: the decision on file, signed with the caller's name. */
+  decide(id: string, decision: DecisionRequest, options?: CallOptions): Promise<ApprovalDecision>;
+};
+
+/** A client for one agency server; see {@link createClient}. */
+export type AgencyClient = {
+  /** `GET /agent/server`: the models, approval modes and limits of the server, and who you are to it. */
+  server(options?: CallOptions): Promise<ServerInfo>;
+  /**
+   * `POST /auth/login`: exchanges the token for the server's session cookie (HttpOnly, SameSite=Strict), so a page
+   * and its `EventSource` need no token afterwards. For browsers; elsewhere pass `token` to `createClient`.
+   */
+  login(token: string, options?: CallOptions): Promise<void>;
+  /** `POST /auth/logout`: ends the browser session. */
+  logout(options?: CallOptions): Promise<void>;
+  /** `GET /auth/session`: who the token or the session belongs to. */
+  session(options?: CallOptions): Promise<{ principal: string }>;
+  tasks: TasksClient;
+  approvals: ApprovalsClient;
+};

@@ -1,0 +1,38 @@
+// agency/client: a typed client for agency's HTTP API (`agency serve`), on fetch alone. Like the root entry it imports
+// no Node built-in, so it runs in Node, browsers, Deno, Bun and workers (test/e2e/portable-root.test.ts bundles it).
+
+export type {
+  DecisionRequest,
+  ErrorBody,
+  InboxItem,
+  PlanVersion,
+  ServerInfo,
+  StartTaskRequest,
+  StuckReason,
+  TaskAction,
+  TaskDetail,
+  TaskFilter,
+  TaskList,
+  TaskResult,
+  TaskStatus,
+  TaskSummary,
+  UploadResult,
+} from '../api/schemas.ts';
+export { AgencyError } from '../core/errors.ts';
+export type { ErrorCode } from '../core/error-codes.ts';
+export type { ApprovalDecision, ApprovalRequest } from '../task/contracts/approvals.ts';
+export type { EventFrame } from '../task/contracts/events.ts';
+export type { ApiErrorDetails } from './client-errors.ts';
+export type {
+  AgencyClient,
+  ApprovalsClient,
+  CallOptions,
+  ListTasksOptions,
+  ResultViewOption,
+  ResumeBudgets,
+  TasksClient,
+  UploadFile,
+} from './client-types.ts';
+export { createClient } from './create-client.ts';
+export type { EventsOptions, ReconnectInfo, ReconnectOptions } from './follow-events.ts';
+export type { ClientOptions, FetchFunction } from './transport.ts';
