@@ -2,7 +2,14 @@ export { type BwrapHost, bwrapArgs, SANDBOX_UID } from './bwrap-args.ts';
 export { type BwrapSandboxOptions, createBwrapSandbox } from './bwrap-sandbox.ts';
 export { MIN_BWRAP_VERSION } from './bwrap-version.ts';
 export { type CheckSandboxOptions, checkSandbox, type SandboxStatus } from './check-sandbox.ts';
-export { detectProcMasks, PROC_MASKED_DIRS, PROC_MASKED_FILES, PROC_READ_ONLY, type ProcMask } from './proc-masks.ts';
+export {
+  detectProcMasks,
+  PROC_MASKED_DIRS,
+  PROC_MASKED_FILES,
+  PROC_READ_ONLY,
+  type ProcMask,
+  withProcFloor,
+} from './proc-masks.ts';
 export {
   type RunSandboxedDeps,
   type RunSandboxedOptions,
