@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from './bwrap-sandbox.ts';
 import { checkSandbox } from './check-sandbox.ts';
@@ -38,7 +39,7 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 // Runs in the child, as nobody: each attack through runSandboxed, results as JSON on stdout.
 const CHILD = (index: string, needle: string) => `
-import { createBwrapSandbox, runSandboxed } from ${JSON.stringify(index)};
+import { checkSandbox, createBwrapSandbox, runSandboxed } from ${JSON.stringify(index)};
 const sandbox = createBwrapSandbox();
 const workdir = process.argv[2];
 const run = (script, options = {}) =>
@@ -56,6 +57,8 @@ const bomb = await run(
   { limits: { processes: 16 }, timeoutMs: 5000 },
 );
 out.bombMs = bomb.durationMs;
+const passthru = await checkSandbox(createBwrapSandbox({ bwrapPath: process.argv[3] }));
+out.passthru = passthru.ok ? 'accepted' : passthru.error.details.problems;
 console.log(JSON.stringify(out));
 `;
 
@@ -80,7 +83,8 @@ describe.skipIf(reason !== '')(`battery as an unprivileged user${reason ? ` (ski
     const workdir = join(base, 'work');
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, countMatching(needle))), 20);
-    const child = spawn(process.execPath, [script, workdir], {
+    const passthru = fileURLToPath(new URL('./__fixtures__/fake-bwrap-passthru.sh', import.meta.url));
+    const child = spawn(process.execPath, [script, workdir, passthru], {
       uid: NOBODY,
       gid: NOBODY,
       cwd: base,
@@ -105,5 +109,9 @@ describe.skipIf(reason !== '')(`battery as an unprivileged user${reason ? ` (ski
     expect(peak).toBeGreaterThan(2);
     expect(peak).toBeLessThanOrEqual(16 + 1); // + bwrap's monitor, outside the sandbox, with the same command line
     expect(out['bombMs']).toBeLessThan(8000);
+    // Run as nobody, a wrapper that runs the probe unsandboxed shows the right uid: the rest gives it away.
+    expect(out['passthru']).toEqual(
+      expect.arrayContaining(['NoNewPrivs "0" where "1"', 'the host name is not agency-sandbox']),
+    );
   });
 });
