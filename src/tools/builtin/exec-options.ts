@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { relative } from 'node:path';
 import { AgencyError } from '../../core/errors.ts';
 import {
   createBwrapSandbox,
@@ -63,14 +65,27 @@ export function runEnvironment(
 
 /**
  * The post-run scan's findings for a tool result, only when there are any, so the model and the journal see what
- * was stripped or removed.
+ * was stripped or removed. Paths are relative to the command's working directory, as the command itself names
+ * them: the model is not told where on the host its workdir lies.
  */
-export function scanReport(result: Pick<RunSandboxedResult, 'quarantined' | 'scanIncomplete'>): {
-  quarantined?: QuarantinedFile[];
-  scan_incomplete?: boolean;
-} {
+export function scanReport(
+  result: Pick<RunSandboxedResult, 'quarantined' | 'scanIncomplete'>,
+  workdir: string,
+): { quarantined?: QuarantinedFile[]; scan_incomplete?: boolean } {
+  const root = realpathOrSelf(workdir);
   return {
-    ...(result.quarantined.length > 0 ? { quarantined: result.quarantined } : {}),
+    ...(result.quarantined.length > 0
+      ? { quarantined: result.quarantined.map((file) => ({ ...file, path: relative(root, file.path) })) }
+      : {}),
     ...(result.scanIncomplete ? { scan_incomplete: true } : {}),
   };
+}
+
+// The scan reports real paths; a workdir given through a symlink is compared by its real path too.
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

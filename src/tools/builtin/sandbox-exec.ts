@@ -44,7 +44,7 @@ export type SandboxExecOutput = {
   duration_ms: number;
   /**
    * Present when the command left setuid/setgid files, FIFOs, sockets or device nodes in the writable paths: what
-   * each was and what agency did (bits stripped, entry removed).
+   * each was and what agency did (bits stripped, entry removed). Paths are relative to the working directory.
    */
   quarantined?: QuarantinedFile[];
   /** Present (true) when there were too many files to check them all for the above. */
@@ -115,7 +115,7 @@ export function createSandboxExecTool(options: SandboxExecToolOptions): Tool<San
         timed_out: result.timedOut,
         truncated: result.stdoutTruncated || result.stderrTruncated,
         duration_ms: Math.round(result.durationMs),
-        ...scanReport(result),
+        ...scanReport(result, environment.workdir),
       };
     },
   });

@@ -93,12 +93,15 @@ export function createTestRunnerTool(
         stderrLimitBytes: outputLimitBytes,
         signal,
       });
-      return report(result, { timeoutMs, tailLines });
+      return report(result, { timeoutMs, tailLines, workdir: environment.workdir });
     },
   });
 }
 
-function report(result: RunSandboxedResult, { timeoutMs, tailLines }: { timeoutMs: number; tailLines: number }) {
+function report(
+  result: RunSandboxedResult,
+  { timeoutMs, tailLines, workdir }: { timeoutMs: number; tailLines: number; workdir: string },
+) {
   const output = [result.stdout, result.stderr].filter((part) => part !== '').join('\n');
   const counts = parseTestCounts(output);
   const tail = lastLines(output, tailLines);
@@ -114,6 +117,6 @@ function report(result: RunSandboxedResult, { timeoutMs, tailLines }: { timeoutM
     output_tail: tail.length > MAX_TAIL_CHARS ? tail.slice(-MAX_TAIL_CHARS) : tail,
     timed_out: result.timedOut,
     truncated: result.stdoutTruncated || result.stderrTruncated,
-    ...scanReport(result),
+    ...scanReport(result, workdir),
   };
 }
