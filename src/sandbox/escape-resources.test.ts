@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from './bwrap-sandbox.ts';
 import { checkSandbox } from './check-sandbox.ts';
+import { findCgroupParents } from './run-cgroup.ts';
 import { type RunSandboxedOptions, runSandboxed } from './run-sandboxed.ts';
 
 // The escape battery, resources part: a sandboxed command must not exhaust the host's processes, memory, CPU or
@@ -13,6 +14,8 @@ const sandbox = createBwrapSandbox();
 const status = await checkSandbox(sandbox);
 const skipReason = status.ok ? '' : ` (skipped: ${status.error.message})`;
 if (!status.ok) console.warn(`sandbox resources battery skipped: ${status.error.message}`);
+const memoryCgroup = findCgroupParents().some((parent) => parent.controllers.includes('memory'));
+if (!memoryCgroup) console.warn('total memory test skipped: no memory cgroup can be made here');
 
 let workdir: string;
 beforeEach(() => {
@@ -40,9 +43,32 @@ function countMatching(needle: string): number {
   return count;
 }
 
-/** Runs `run` while sampling the processes matching `needle` and the largest delay of a 20 ms timer. */
+/**
+ * The private resident memory (RssAnon, which a memory cgroup charges), in bytes, of the live host processes whose
+ * command line contains `needle`. Shared library pages are left out: every process counts them in its RSS.
+ */
+function residentMatching(needle: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) continue;
+      const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      bytes += Number(kib ?? 0) * 1024;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return bytes;
+}
+
+/**
+ * Runs `run` while sampling the processes matching `needle` (their count and their resident memory together) and
+ * the largest delay of a 20 ms timer.
+ */
 async function watch<T>(needle: string, run: () => Promise<T>) {
   let peak = 0;
+  let peakResident = 0;
   let worstTimerGapMs = 0;
   let last = performance.now();
   const timer = setInterval(() => {
@@ -50,9 +76,11 @@ async function watch<T>(needle: string, run: () => Promise<T>) {
     worstTimerGapMs = Math.max(worstTimerGapMs, now - last);
     last = now;
     peak = Math.max(peak, countMatching(needle));
+    peakResident = Math.max(peakResident, residentMatching(needle));
   }, 20);
   try {
-    return { result: await run(), peak: () => peak, worstTimerGapMs: () => worstTimerGapMs };
+    const result = await run();
+    return { result, peak: () => peak, peakResident: () => peakResident, worstTimerGapMs: () => worstTimerGapMs };
   } finally {
     clearInterval(timer);
   }
@@ -86,6 +114,37 @@ describe.skipIf(!status.ok)(`resources battery${skipReason}`, () => {
     expect(watched.result.exitCode).not.toBe(0);
     expect(watched.worstTimerGapMs()).toBeLessThan(1000);
   });
+
+  it.skipIf(!memoryCgroup)(
+    'holds several memory hogs together to totalMemoryBytes, which memoryBytes alone did not',
+    async () => {
+      // Six processes of 48 MiB each, under a per-process limit of 512 MiB: 288 MiB in all without a memory cgroup.
+      const hogs = (needle: string) =>
+        `for i in 1 2 3 4 5 6; do (exec -a ${needle} perl -e 'vec($x, (48<<20)-1, 8) = 1; print "HELD\\n"; ` +
+        `sleep 2') & done; wait`;
+      const limits = { memoryBytes: 512 * MiB, totalMemoryBytes: 128 * MiB };
+      const capped = `hog-${process.pid}-${Date.now()}`;
+      const watched = await watch(capped, () => bash(hogs(capped), { limits }));
+      expect(watched.peakResident()).toBeGreaterThan(32 * MiB);
+      expect(watched.peakResident()).toBeLessThanOrEqual(128 * MiB);
+      expect(watched.result.stdout.split('HELD').length - 1).toBeLessThan(6);
+      expect(watched.result.limitsReached).toEqual(['totalMemoryBytes']);
+      expect(watched.result.warnings).toEqual([]);
+      expect(watched.worstTimerGapMs()).toBeLessThan(1000);
+
+      // The same without cgroups: every hog holds its 48 MiB, and the measure sees it.
+      const free = `hog-free-${process.pid}-${Date.now()}`;
+      const control = await watch(free, () =>
+        runSandboxed(sandbox, ['bash', '-c', hogs(free)], { workdir, limits }, { cgroupParents: false }),
+      );
+      expect(control.result.stdout).toBe('HELD\n'.repeat(6));
+      expect(control.peakResident()).toBeGreaterThan(200 * MiB);
+      expect(control.result.limitsReached).toEqual([]);
+      expect(control.result.warnings).toContainEqual(
+        expect.stringMatching(/^limits\.totalMemoryBytes .* is not enforced/),
+      );
+    },
+  );
 
   it('kills a process at its CPU time limit, long before the timeout', async () => {
     const result = await bash('while :; do :; done', { limits: { cpuSeconds: 1 }, timeoutMs: 8000 });

@@ -10,7 +10,9 @@ export {
   type ProcMask,
   withProcFloor,
 } from './proc-masks.ts';
+export { type CgroupController, type CgroupHost, type CgroupParent, findCgroupParents } from './run-cgroup.ts';
 export {
+  type ReachedLimit,
   type RunSandboxedDeps,
   type RunSandboxedOptions,
   type RunSandboxedResult,

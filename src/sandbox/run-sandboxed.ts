@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
-import { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from './pids-cgroup.ts';
+import { type CgroupParent, createRunCgroup, findCgroupParents, type RunCgroup } from './run-cgroup.ts';
 import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
 import { resolveSandboxLimits } from './sandbox-limits.ts';
 import { bwrapMissingError } from './sandbox-unavailable.ts';
 import { type QuarantinedFile, scanSandboxOutput } from './scan-output.ts';
 import { type CaptureResult, spawnCapture } from './spawn-capture.ts';
 import { stageFiles } from './stage-files.ts';
+import { unenforcedLimits } from './unenforced-limits.ts';
 
 /** Options for {@link runSandboxed}: what the command may touch, plus limits. */
 export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
@@ -38,7 +39,21 @@ export type RunSandboxedResult = Omit<CaptureResult, 'aborted'> & {
   quarantined: QuarantinedFile[];
   /** The scan of the writable paths stopped early (too many entries), so some files were not checked. */
   scanIncomplete: boolean;
+  /**
+   * Limits the run reached that ended some of its processes: `totalMemoryBytes` when the memory cgroup's OOM killer
+   * ended at least one. Empty otherwise (and always for the unsandboxed opt-out).
+   */
+  limitsReached: ReachedLimit[];
+  /**
+   * Limits the kernel did not enforce on this run, one sentence each: `processes` when agency runs as root without a
+   * pids cgroup, `totalMemoryBytes` without a memory cgroup. Empty when every limit held, and for the unsandboxed
+   * opt-out, which enforces none and logs its own warning.
+   */
+  warnings: string[];
 };
+
+/** A limit that stopped part of a sandboxed run. */
+export type ReachedLimit = 'totalMemoryBytes';
 
 /** Dependencies for {@link runSandboxed}. */
 export type RunSandboxedDeps = {
@@ -47,10 +62,11 @@ export type RunSandboxedDeps = {
   /** Where files are staged for the run, and where the first run's probe makes its scratch dir. @default os.tmpdir() */
   tmpDir?: string;
   /**
-   * The cgroup directory under which each run gets a pids cgroup capping its processes, or `false` for none.
-   * @default findPidsCgroupParent(): agency's own cgroup v1 pids cgroup when writable, else none
+   * Where each run gets its cgroups, capping its processes (`pids.max`) and its total memory (`memory.max`), or
+   * `false` for none.
+   * @default findCgroupParents(): agency's own writable cgroup v1 pids and memory cgroups, or a delegated v2 parent
    */
-  pidsCgroupParent?: string | false;
+  cgroupParents?: readonly CgroupParent[] | false;
 };
 
 /**
@@ -69,7 +85,7 @@ export async function runSandboxed(
   sandbox: Sandbox,
   command: readonly string[],
   options: RunSandboxedOptions,
-  { now = () => performance.now(), tmpDir = tmpdir(), pidsCgroupParent }: RunSandboxedDeps = {},
+  { now = () => performance.now(), tmpDir = tmpdir(), cgroupParents }: RunSandboxedDeps = {},
 ): Promise<RunSandboxedResult> {
   const {
     timeoutMs = 60_000,
@@ -86,11 +102,21 @@ export async function runSandboxed(
   if (signal?.aborted) throw abortedError(signal);
 
   const staged = await stageFiles(options.files ?? [], tmpDir);
-  let cgroup: PidsCgroup | undefined;
+  let cgroup: RunCgroup | undefined;
   try {
     const wrapped = sandbox.wrap(command, { ...wrapOptions(options), fileMounts: staged.mounts });
-    const parent = pidsCgroupParent ?? findPidsCgroupParent();
-    if (wrapped.releaseInput !== undefined && parent) cgroup = await createPidsCgroup(parent, limits.processes);
+    const parents = cgroupParents === false ? [] : (cgroupParents ?? findCgroupParents());
+    if (wrapped.releaseInput !== undefined && parents.length > 0) {
+      cgroup = await createRunCgroup(parents, { processes: limits.processes, memoryBytes: limits.totalMemoryBytes });
+    }
+    const warnings =
+      sandbox.name === 'none'
+        ? []
+        : unenforcedLimits(limits, {
+            controllers: cgroup?.controllers ?? [],
+            problems: cgroup?.problems ?? [],
+            root: process.geteuid?.() === 0,
+          });
     const { aborted, ...result } = await spawnCapture(wrapped, {
       stdin: options.stdin,
       timeoutMs,
@@ -103,10 +129,11 @@ export async function runSandboxed(
     }).catch((error: unknown) => {
       throw startError(sandbox, wrapped, error);
     });
+    const limitsReached: ReachedLimit[] = (await cgroup?.oomKills()) ? ['totalMemoryBytes'] : [];
     await cgroup?.dispose(); // kills any straggler, so nothing writes while the scan runs
     const scan = await scanWritable(sandbox, options);
     if (aborted) throw abortedError(signal);
-    return { ...result, quarantined: scan.quarantined, scanIncomplete: scan.incomplete };
+    return { ...result, quarantined: scan.quarantined, scanIncomplete: scan.incomplete, limitsReached, warnings };
   } finally {
     await cgroup?.dispose();
     await staged.dispose();

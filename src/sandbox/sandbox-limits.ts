@@ -2,8 +2,9 @@ import { AgencyError } from '../core/errors.ts';
 
 /**
  * Resource limits for one sandboxed command. The kernel enforces them as rlimits (set by `prlimit` inside the
- * sandbox, soft and hard alike, so the command cannot raise them), a pids cgroup where one can be made, and tmpfs
- * sizes. Every value is a positive whole number. See docs/sandbox.md, "Threat model", for what each one bounds.
+ * sandbox, soft and hard alike, so the command cannot raise them), a pids and a memory cgroup where they can be
+ * made, and tmpfs sizes. Every value is a positive whole number. See docs/sandbox.md, "Threat model", for what each
+ * one bounds, and where it cannot be enforced (reported in the run's `warnings`).
  */
 export type SandboxLimits = {
   /**
@@ -14,6 +15,13 @@ export type SandboxLimits = {
   processes?: number;
   /** Private writable memory of each process, in bytes (RLIMIT_DATA). Node 24 needs about 1 GiB to start. @default 4 GiB */
   memoryBytes?: number;
+  /**
+   * Memory of the whole sandbox at once, in bytes: every process's resident memory, the files in its `/tmp` and
+   * `/dev/shm`, and the page cache it fills, counted by a memory cgroup (`memory.max`, or `memory.limit_in_bytes` on
+   * cgroup v1) where one can be made. At the limit the kernel reclaims cache, then ends a process of the sandbox.
+   * @default memoryBytes
+   */
+  totalMemoryBytes?: number;
   /** CPU time of each process, in seconds, all its threads together (RLIMIT_CPU). @default 3600 */
   cpuSeconds?: number;
   /** The largest file a process may write, in bytes (RLIMIT_FSIZE); `truncate -s` counts too. @default 1 GiB */
@@ -34,6 +42,7 @@ const GiB = 1024 * MiB;
 export const DEFAULT_SANDBOX_LIMITS: Readonly<ResolvedSandboxLimits> = {
   processes: 1024,
   memoryBytes: 4 * GiB,
+  totalMemoryBytes: 4 * GiB,
   cpuSeconds: 3600,
   fileSizeBytes: GiB,
   openFiles: 8192,
@@ -44,6 +53,7 @@ export const DEFAULT_SANDBOX_LIMITS: Readonly<ResolvedSandboxLimits> = {
 const MINIMUM: Readonly<ResolvedSandboxLimits> = {
   processes: 1,
   memoryBytes: MiB,
+  totalMemoryBytes: MiB,
   cpuSeconds: 1,
   fileSizeBytes: MiB,
   openFiles: 3,
@@ -51,7 +61,7 @@ const MINIMUM: Readonly<ResolvedSandboxLimits> = {
 };
 
 /**
- * Fills in defaults and validates. Throws AgencyError `invalid_argument` naming the field and the fix for an
+ * Fills in defaults (`totalMemoryBytes` follows `memoryBytes` when not given) and validates. Throws AgencyError `invalid_argument` naming the field and the fix for an
  * unknown name, or a value that is not a whole number at or above its minimum.
  */
 export function resolveSandboxLimits(limits: SandboxLimits = {}): ResolvedSandboxLimits {
@@ -69,6 +79,7 @@ export function resolveSandboxLimits(limits: SandboxLimits = {}): ResolvedSandbo
     if (value < MINIMUM[name]) throw invalid(name, value, `must be at least ${MINIMUM[name]}`);
     resolved[name] = value;
   }
+  if (limits.totalMemoryBytes === undefined) resolved.totalMemoryBytes = resolved.memoryBytes;
   return resolved;
 }
 

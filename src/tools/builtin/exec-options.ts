@@ -5,8 +5,11 @@ import {
   createBwrapSandbox,
   createUnsandboxed,
   type QuarantinedFile,
+  type ReachedLimit,
+  type ResolvedSandboxLimits,
   type RunSandboxedOptions,
   type RunSandboxedResult,
+  resolveSandboxLimits,
   type Sandbox,
   type SandboxLimits,
   type SandboxLogger,
@@ -49,9 +52,13 @@ export function resolveSandbox(choice: SandboxChoice = 'bwrap', logger?: Sandbox
 }
 
 /** The part of {@link RunSandboxedOptions} that {@link ExecEnvironmentOptions} decides. */
-export function runEnvironment(
-  options: ExecEnvironmentOptions,
-): Pick<RunSandboxedOptions, 'workdir' | 'env' | 'readOnlyPaths' | 'readWritePaths' | 'allowNetwork' | 'limits'> {
+export type RunEnvironment = Pick<
+  RunSandboxedOptions,
+  'workdir' | 'env' | 'readOnlyPaths' | 'readWritePaths' | 'allowNetwork' | 'limits'
+>;
+
+/** The {@link RunEnvironment} of a tool's options, with the environment every command gets. */
+export function runEnvironment(options: ExecEnvironmentOptions): RunEnvironment {
   const { workdir, env = {}, readOnlyPaths = [], readWritePaths = [], allowNetwork = false, limits } = options;
   return {
     workdir,
@@ -63,23 +70,46 @@ export function runEnvironment(
   };
 }
 
+/** What {@link runReport} adds to an exec tool's result, each field only when there is something to say. */
+export type RunReport = {
+  /** What the post-run scan stripped or removed; paths relative to the working directory. */
+  quarantined?: QuarantinedFile[];
+  /** There were too many files to check them all. */
+  scan_incomplete?: boolean;
+  /** Limits that stopped the command or some of its processes, one sentence each. */
+  limits_reached?: string[];
+  /** Limits this host did not enforce on the run, one sentence each (see `RunSandboxedResult.warnings`). */
+  warnings?: string[];
+};
+
 /**
- * The post-run scan's findings for a tool result, only when there are any, so the model and the journal see what
- * was stripped or removed. Paths are relative to the command's working directory, as the command itself names
- * them: the model is not told where on the host its workdir lies.
+ * What a run did beyond its output, for a tool result, so the model and the journal see it: files the scan
+ * stripped or removed, limits reached, limits not enforced. Paths are relative to the command's working directory,
+ * as the command itself names them: the model is not told where on the host its workdir lies.
  */
-export function scanReport(
-  result: Pick<RunSandboxedResult, 'quarantined' | 'scanIncomplete'>,
-  workdir: string,
-): { quarantined?: QuarantinedFile[]; scan_incomplete?: boolean } {
+export function runReport(
+  result: Pick<RunSandboxedResult, 'quarantined' | 'scanIncomplete' | 'limitsReached' | 'warnings'>,
+  { workdir, limits }: Pick<RunSandboxedOptions, 'workdir' | 'limits'>,
+): RunReport {
   const root = realpathOrSelf(workdir);
+  const resolved = resolveSandboxLimits(limits);
   return {
     ...(result.quarantined.length > 0
       ? { quarantined: result.quarantined.map((file) => ({ ...file, path: relative(root, file.path) })) }
       : {}),
     ...(result.scanIncomplete ? { scan_incomplete: true } : {}),
+    ...(result.limitsReached.length > 0
+      ? { limits_reached: result.limitsReached.map((limit) => REACHED[limit](resolved)) }
+      : {}),
+    ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
   };
 }
+
+const REACHED: Record<ReachedLimit, (limits: ResolvedSandboxLimits) => string> = {
+  totalMemoryBytes: (limits) =>
+    `memory: the sandbox's processes together reached totalMemoryBytes (${limits.totalMemoryBytes} bytes), and ` +
+    'the kernel ended at least one of them',
+};
 
 // The scan reports real paths; a workdir given through a symlink is compared by its real path too.
 function realpathOrSelf(path: string): string {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkSandbox, createBwrapSandbox } from '../../sandbox/index.ts';
+import { checkSandbox, createBwrapSandbox, findCgroupParents } from '../../sandbox/index.ts';
 import { createToolRegistry } from '../tool-registry.ts';
 import { createSandboxExecTool, type SandboxExecOutput, type SandboxExecToolOptions } from './sandbox-exec.ts';
 
@@ -10,6 +10,7 @@ import { createSandboxExecTool, type SandboxExecOutput, type SandboxExecToolOpti
 const bwrap = createBwrapSandbox();
 const status = await checkSandbox(bwrap);
 const skipReason = status.ok ? '' : ` (skipped: ${status.error.message})`;
+const memoryCgroup = findCgroupParents().some((parent) => parent.controllers.includes('memory'));
 
 let base: string;
 let workdir: string;
@@ -102,6 +103,16 @@ describe.skipIf(!status.ok)(`sandbox_exec under bwrap${skipReason}`, () => {
     expect(readdirSync(workdir).sort()).toEqual(['big', 'sub']);
     const clean = await run({ command: ['true'] });
     expect(clean.output).not.toHaveProperty('quarantined');
+  });
+
+  it.skipIf(!memoryCgroup)('tells the model when the memory limit of the whole sandbox ended a process', async () => {
+    const hogs = `for i in 1 2 3; do perl -e 'vec($x, (48<<20)-1, 8) = 1; sleep 1' & done; wait`;
+    const limits = { memoryBytes: 512 << 20, totalMemoryBytes: 64 << 20 };
+    const outcome = await run({ command: ['sh', '-c', hogs] }, { limits });
+    expect((outcome.output as SandboxExecOutput).limits_reached).toEqual([
+      `memory: the sandbox's processes together reached totalMemoryBytes (${64 << 20} bytes), and the kernel ended at least one of them`,
+    ]);
+    expect(outcome.output).not.toHaveProperty('warnings');
   });
 
   it('takes a command line only when the harness configures a shell', async () => {

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
-import { type QuarantinedFile, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
+import { runSandboxed, type Sandbox } from '../../sandbox/index.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
+import {
+  type ExecEnvironmentOptions,
+  type RunReport,
+  resolveSandbox,
+  runEnvironment,
+  runReport,
+} from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';
 
 /** Options for {@link createSandboxExecTool}. */
@@ -32,7 +38,7 @@ export type SandboxExecInput = {
 };
 
 /** What `sandbox_exec` returns. A non-zero exit or a timeout is a result, not an error. */
-export type SandboxExecOutput = {
+export type SandboxExecOutput = RunReport & {
   /** Null when the command was killed by a signal (for example on timeout). */
   exit_code: number | null;
   signal: string | null;
@@ -42,13 +48,6 @@ export type SandboxExecOutput = {
   /** stdout or stderr went over its limit and was cut. */
   truncated: boolean;
   duration_ms: number;
-  /**
-   * Present when the command left setuid/setgid files, FIFOs, sockets or device nodes in the writable paths: what
-   * each was and what agency did (bits stripped, entry removed). Paths are relative to the working directory.
-   */
-  quarantined?: QuarantinedFile[];
-  /** Present (true) when there were too many files to check them all for the above. */
-  scan_incomplete?: boolean;
 };
 
 /**
@@ -115,7 +114,7 @@ export function createSandboxExecTool(options: SandboxExecToolOptions): Tool<San
         timed_out: result.timedOut,
         truncated: result.stdoutTruncated || result.stderrTruncated,
         duration_ms: Math.round(result.durationMs),
-        ...scanReport(result, environment.workdir),
+        ...runReport(result, environment),
       };
     },
   });

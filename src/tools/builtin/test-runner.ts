@@ -1,8 +1,15 @@
 import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
-import { type QuarantinedFile, type RunSandboxedResult, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
+import { type RunSandboxedResult, runSandboxed, type Sandbox } from '../../sandbox/index.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
+import {
+  type ExecEnvironmentOptions,
+  type RunEnvironment,
+  type RunReport,
+  resolveSandbox,
+  runEnvironment,
+  runReport,
+} from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';
 import { formatTestCounts, lastLines, parseTestCounts } from './test-summary.ts';
 
@@ -28,7 +35,7 @@ export type TestRunnerToolOptions = ExecEnvironmentOptions & {
 };
 
 /** What `test_runner` returns. The governed runner's Verify phase reads `passed` and `summary`. */
-export type TestRunnerOutput = {
+export type TestRunnerOutput = RunReport & {
   /** Exit code 0 and no timeout. */
   passed: boolean;
   exit_code: number | null;
@@ -39,10 +46,6 @@ export type TestRunnerOutput = {
   timed_out: boolean;
   /** Output went over `outputLimitBytes` and was cut; the summary may be missing. */
   truncated: boolean;
-  /** Present when the run left setuid/setgid files, FIFOs, sockets or device nodes: what agency did to each. */
-  quarantined?: QuarantinedFile[];
-  /** Present (true) when there were too many files to check them all. */
-  scan_incomplete?: boolean;
 };
 
 const FILTER = /^(?!-)[^\x00-\x1f\x7f]{1,200}$/;
@@ -93,14 +96,14 @@ export function createTestRunnerTool(
         stderrLimitBytes: outputLimitBytes,
         signal,
       });
-      return report(result, { timeoutMs, tailLines, workdir: environment.workdir });
+      return report(result, { timeoutMs, tailLines, environment });
     },
   });
 }
 
 function report(
   result: RunSandboxedResult,
-  { timeoutMs, tailLines, workdir }: { timeoutMs: number; tailLines: number; workdir: string },
+  { timeoutMs, tailLines, environment }: { timeoutMs: number; tailLines: number; environment: RunEnvironment },
 ) {
   const output = [result.stdout, result.stderr].filter((part) => part !== '').join('\n');
   const counts = parseTestCounts(output);
@@ -117,6 +120,6 @@ function report(
     output_tail: tail.length > MAX_TAIL_CHARS ? tail.slice(-MAX_TAIL_CHARS) : tail,
     timed_out: result.timedOut,
     truncated: result.stdoutTruncated || result.stderrTruncated,
-    ...scanReport(result, workdir),
+    ...runReport(result, environment),
   };
 }
