@@ -11,8 +11,8 @@ export {
   withProcFloor,
 } from './proc-masks.ts';
 export { type CgroupController, type CgroupHost, type CgroupParent, findCgroupParents } from './run-cgroup.ts';
+export { type ReachedLimit } from './run-limits.ts';
 export {
-  type ReachedLimit,
   type RunSandboxedDeps,
   type RunSandboxedOptions,
   type RunSandboxedResult,

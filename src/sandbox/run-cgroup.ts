@@ -23,6 +23,8 @@ export type RunCgroup = {
   place(pid: number): Promise<void>;
   /** How many processes the memory cgroup's OOM killer has ended. */
   oomKills(): Promise<number>;
+  /** Sends SIGKILL to every process in the cgroups now, without waiting for them to go. */
+  kill(): Promise<void>;
   /** Kills whatever is still in the cgroups and removes them; later calls return the first call's promise. */
   dispose(): Promise<void>;
 };
@@ -153,6 +155,9 @@ export async function createRunCgroup(parents: readonly CgroupParent[], limits: 
       }
       return kills;
     },
+    kill: async () => {
+      for (const cgroup of made) await killMembers(cgroup.path);
+    },
     dispose: () =>
       (disposed ??= (async () => {
         for (const cgroup of made) await disposeCgroup(cgroup.path);
@@ -211,16 +216,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
+async function killMembers(path: string): Promise<void> {
+  const pids = (await readFile(join(path, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  for (const pid of pids) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 async function disposeCgroup(path: string): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const pids = (await readFile(join(path, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
-    for (const pid of pids) {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    await killMembers(path);
     try {
       await rmdir(path);
       return;

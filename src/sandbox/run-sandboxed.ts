@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { abortedError } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
-import { type CgroupParent, createRunCgroup, findCgroupParents, type RunCgroup } from './run-cgroup.ts';
+import type { CgroupParent } from './run-cgroup.ts';
+import { type ReachedLimit, type RunLimits, startRunLimits } from './run-limits.ts';
 import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
 import { resolveSandboxLimits } from './sandbox-limits.ts';
 import { bwrapMissingError } from './sandbox-unavailable.ts';
 import { type QuarantinedFile, scanSandboxOutput } from './scan-output.ts';
 import { type CaptureResult, spawnCapture } from './spawn-capture.ts';
 import { stageFiles } from './stage-files.ts';
-import { unenforcedLimits } from './unenforced-limits.ts';
 
 /** Options for {@link runSandboxed}: what the command may touch, plus limits. */
 export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
@@ -40,8 +40,9 @@ export type RunSandboxedResult = Omit<CaptureResult, 'aborted'> & {
   /** The scan of the writable paths stopped early (too many entries), so some files were not checked. */
   scanIncomplete: boolean;
   /**
-   * Limits the run reached that ended some of its processes: `totalMemoryBytes` when the memory cgroup's OOM killer
-   * ended at least one. Empty otherwise (and always for the unsandboxed opt-out).
+   * Limits the run reached: `totalMemoryBytes` when the memory cgroup's OOM killer ended at least one of its
+   * processes, `diskBytes` when it added more than that to its writable paths (the run is stopped as on a timeout,
+   * or, had it already ended, the files stay). Empty otherwise (and always for the unsandboxed opt-out).
    */
   limitsReached: ReachedLimit[];
   /**
@@ -51,9 +52,6 @@ export type RunSandboxedResult = Omit<CaptureResult, 'aborted'> & {
    */
   warnings: string[];
 };
-
-/** A limit that stopped part of a sandboxed run. */
-export type ReachedLimit = 'totalMemoryBytes';
 
 /** Dependencies for {@link runSandboxed}. */
 export type RunSandboxedDeps = {
@@ -102,21 +100,10 @@ export async function runSandboxed(
   if (signal?.aborted) throw abortedError(signal);
 
   const staged = await stageFiles(options.files ?? [], tmpDir);
-  let cgroup: RunCgroup | undefined;
+  let guard: RunLimits | undefined;
   try {
     const wrapped = sandbox.wrap(command, { ...wrapOptions(options), fileMounts: staged.mounts });
-    const parents = cgroupParents === false ? [] : (cgroupParents ?? findCgroupParents());
-    if (wrapped.releaseInput !== undefined && parents.length > 0) {
-      cgroup = await createRunCgroup(parents, { processes: limits.processes, memoryBytes: limits.totalMemoryBytes });
-    }
-    const warnings =
-      sandbox.name === 'none'
-        ? []
-        : unenforcedLimits(limits, {
-            controllers: cgroup?.controllers ?? [],
-            problems: cgroup?.problems ?? [],
-            root: process.geteuid?.() === 0,
-          });
+    guard = await startRunLimits(sandbox, wrapped, { limits, writable: writablePaths(options), cgroupParents });
     const { aborted, ...result } = await spawnCapture(wrapped, {
       stdin: options.stdin,
       timeoutMs,
@@ -124,18 +111,18 @@ export async function runSandboxed(
       stdoutLimitBytes,
       stderrLimitBytes,
       now,
-      signal,
-      ...(cgroup ? { place: cgroup.place } : {}),
+      signal: signal ? AbortSignal.any([signal, guard.stopped]) : guard.stopped,
+      ...(guard.place ? { place: guard.place } : {}),
     }).catch((error: unknown) => {
       throw startError(sandbox, wrapped, error);
     });
-    const limitsReached: ReachedLimit[] = (await cgroup?.oomKills()) ? ['totalMemoryBytes'] : [];
-    await cgroup?.dispose(); // kills any straggler, so nothing writes while the scan runs
+    const limitsReached = await guard.finish();
     const scan = await scanWritable(sandbox, options);
-    if (aborted) throw abortedError(signal);
-    return { ...result, quarantined: scan.quarantined, scanIncomplete: scan.incomplete, limitsReached, warnings };
+    if (aborted && signal?.aborted) throw abortedError(signal);
+    const { quarantined, incomplete: scanIncomplete } = scan;
+    return { ...result, quarantined, scanIncomplete, limitsReached, warnings: guard.warnings };
   } finally {
-    await cgroup?.dispose();
+    await guard?.dispose();
     await staged.dispose();
   }
 }
@@ -148,8 +135,11 @@ function wrapOptions(options: RunSandboxedOptions): WrapOptions {
 // The opt-out is not scanned: its command already runs with agency's own access, so what it leaves gains nothing.
 async function scanWritable(sandbox: Sandbox, options: RunSandboxedOptions) {
   if (sandbox.name === 'none') return { quarantined: [], incomplete: false };
-  const paths = [options.workdir, ...(options.readWritePaths ?? [])].map((path) => realpathSync(path));
-  return scanSandboxOutput(paths);
+  return scanSandboxOutput(writablePaths(options));
+}
+
+function writablePaths(options: RunSandboxedOptions): string[] {
+  return [options.workdir, ...(options.readWritePaths ?? [])].map((path) => realpathSync(path));
 }
 
 function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {

@@ -30,6 +30,15 @@ export type SandboxLimits = {
   openFiles?: number;
   /** Size of each RAM-backed scratch file system, `/tmp` and `/dev/shm`, in bytes. @default 512 MiB */
   tmpBytes?: number;
+  /**
+   * Bytes one run may add to its writable paths (the workdir and `readWritePaths`), counted as the blocks their files
+   * hold, so sparse files count what they store. A watchdog outside the sandbox measures them while the command runs
+   * and stops it, as on a timeout, once it has added more. It reads the file systems' used space every 20 ms and
+   * counts the paths when that may have crossed the limit (or every 250 ms), so a fast writer overshoots by what it
+   * writes before the stop lands: a few MB to tens of MB. The limit is per run: runs one after another may each add
+   * this much. @default 2 GiB
+   */
+  diskBytes?: number;
 };
 
 /** {@link SandboxLimits} with every value present. */
@@ -47,6 +56,7 @@ export const DEFAULT_SANDBOX_LIMITS: Readonly<ResolvedSandboxLimits> = {
   fileSizeBytes: GiB,
   openFiles: 8192,
   tmpBytes: 512 * MiB,
+  diskBytes: 2 * GiB,
 };
 
 // Byte limits below 1 MiB are nearly always a unit mistake (MiB meant, bytes given), and nothing can run in them.
@@ -58,6 +68,7 @@ const MINIMUM: Readonly<ResolvedSandboxLimits> = {
   fileSizeBytes: MiB,
   openFiles: 3,
   tmpBytes: MiB,
+  diskBytes: MiB,
 };
 
 /**

@@ -109,6 +109,9 @@ const REACHED: Record<ReachedLimit, (limits: ResolvedSandboxLimits) => string> =
   totalMemoryBytes: (limits) =>
     `memory: the sandbox's processes together reached totalMemoryBytes (${limits.totalMemoryBytes} bytes), and ` +
     'the kernel ended at least one of them',
+  diskBytes: (limits) =>
+    `disk: the command added more than diskBytes (${limits.diskBytes} bytes) to its writable folders and was ` +
+    'stopped; delete what it does not need, or write less',
 };
 
 // The scan reports real paths; a workdir given through a symlink is compared by its real path too.

@@ -115,6 +115,19 @@ describe.skipIf(!status.ok)(`sandbox_exec under bwrap${skipReason}`, () => {
     expect(outcome.output).not.toHaveProperty('warnings');
   });
 
+  it('stops a command that writes more than the disk limit, and says why', async () => {
+    const fill = 'for i in $(seq 1 100); do head -c 1M /dev/zero > f$i; done; echo DONE';
+    const outcome = await run({ command: ['sh', '-c', fill] }, { limits: { diskBytes: 8 << 20 } });
+    expect(outcome.output).toMatchObject({
+      stdout: '',
+      limits_reached: [
+        `disk: the command added more than diskBytes (${8 << 20} bytes) to its writable folders and was stopped; ` +
+          'delete what it does not need, or write less',
+      ],
+    });
+    expect(readdirSync(workdir).length).toBeLessThan(100);
+  });
+
   it('takes a command line only when the harness configures a shell', async () => {
     const argvOnly = await run({ command: 'echo hi | tr a-z A-Z' });
     expect(argvOnly.error?.code).toBe('tool_invalid_input');

@@ -121,6 +121,23 @@ describe.skipIf(!status.ok)(`test_runner quarantine${skipReason}`, () => {
   });
 });
 
+describe.skipIf(!status.ok)(`test_runner disk limit${skipReason}`, () => {
+  it('fails a run stopped at the disk limit, and says so in the summary', async () => {
+    writeFileSync(
+      join(workdir, 'fill.test.mjs'),
+      `import test from 'node:test';\nimport { writeFileSync } from 'node:fs';\n` +
+        `test('fills the disk', async () => { for (let i = 0; i < 200; i++) { ` +
+        `writeFileSync('f' + i, Buffer.alloc(1 << 20, 1)); await new Promise((r) => setTimeout(r, 2)); } });\n`,
+    );
+    const outcome = await run({}, { limits: { diskBytes: 16 << 20 } });
+    expect(outcome.output).toMatchObject({
+      passed: false,
+      summary: "stopped: the tests wrote more than the sandbox's disk limit",
+      limits_reached: [expect.stringMatching(/^disk: the command added more than diskBytes/)],
+    });
+  });
+});
+
 describe('test_runner configuration', () => {
   it('needs a command, and is an exec tool the model cannot re-aim', () => {
     expect(() => createTestRunnerTool({ sandbox: bwrap, workdir: tmpdir(), command: [] })).toThrow(/non-empty argv/);

@@ -108,13 +108,17 @@ function report(
   const output = [result.stdout, result.stderr].filter((part) => part !== '').join('\n');
   const counts = parseTestCounts(output);
   const tail = lastLines(output, tailLines);
+  const sofar = counts ? ` (${formatTestCounts(counts)} so far)` : '';
+  const diskFull = result.limitsReached.includes('diskBytes');
   const summary = result.timedOut
-    ? `timed out after ${timeoutMs} ms${counts ? ` (${formatTestCounts(counts)} so far)` : ''}`
-    : counts
-      ? formatTestCounts(counts)
-      : lastLines(output, 5) || `exit code ${String(result.exitCode)}, no output`;
+    ? `timed out after ${timeoutMs} ms${sofar}`
+    : diskFull
+      ? `stopped: the tests wrote more than the sandbox's disk limit${sofar}`
+      : counts
+        ? formatTestCounts(counts)
+        : lastLines(output, 5) || `exit code ${String(result.exitCode)}, no output`;
   return {
-    passed: result.exitCode === 0 && !result.timedOut,
+    passed: result.exitCode === 0 && !result.timedOut && !diskFull,
     exit_code: result.exitCode,
     summary,
     output_tail: tail.length > MAX_TAIL_CHARS ? tail.slice(-MAX_TAIL_CHARS) : tail,
