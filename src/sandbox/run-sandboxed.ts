@@ -70,8 +70,10 @@ export type RunSandboxedDeps = {
 /**
  * Runs `command` (no shell) inside `sandbox`, with capped output, resource limits and a timeout, and never leaves its
  * processes behind. It first checks, once per sandbox, that the sandbox works; if not it throws AgencyError
- * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error. After a sandboxed
- * run the writable paths are scanned, and what the host must not inherit is made safe and reported.
+ * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error. A sandboxed run
+ * gets pids and memory cgroups where they can be made and a watchdog on the disk it adds; the result says which
+ * limits it reached (`limitsReached`) and which this host could not enforce (`warnings`). After it, the writable
+ * paths are scanned, and what the host must not inherit is made safe and reported.
  *
  * @example
  * const result = await runSandboxed(createBwrapSandbox(), ['node', 'build.js'], {
