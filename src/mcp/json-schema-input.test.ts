@@ -85,6 +85,15 @@ describe('createJsonSchemaCompiler', () => {
     expect(issuesOf(schema, { u: 'not a uri' })).toBeUndefined();
   });
 
+  it("matches a server's pattern in linear time, and leaves one that needs backtracking to the server", () => {
+    const started = performance.now();
+    const slow = { type: 'object', properties: { id: { type: 'string', pattern: '^(a|a)*$' } } };
+    expect(issuesOf(slow, { id: `${'a'.repeat(28)}!` })).toEqual([['id', 'must match pattern "^(a|a)*$"']]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    const lookahead = { type: 'object', properties: { pw: { type: 'string', pattern: '^(?=.*\\d).{8,}$' } } };
+    expect(issuesOf(lookahead, { pw: 'short' })).toBe(undefined);
+  });
+
   it('throws for a schema that cannot compile', () => {
     expect(() => createJsonSchemaCompiler().compile({ type: 'object', properties: { a: { $ref: '#/nope' } } })).toThrow(
       /does not compile/,

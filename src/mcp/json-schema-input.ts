@@ -1,8 +1,8 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import { errorMessage } from '../core/errors.ts';
+import { lenientLinearRegExp } from '../tools/json-schema/linear-regexp.ts';
+import { createSchemaAjv, type SchemaDialect, schemaDialect } from '../tools/json-schema/schema-ajv.ts';
 
 /** Compiles JSON Schemas into zod schemas that validate with ajv. Holds one ajv instance per dialect. */
 export type JsonSchemaCompiler = {
@@ -13,8 +13,6 @@ export type JsonSchemaCompiler = {
    */
   compile(schema: Record<string, unknown>): z.ZodType<Record<string, unknown>>;
 };
-
-type Dialect = 'draft-07' | '2019-09' | '2020-12';
 
 const OPTIONS: Options = {
   // Servers write schemas for their own validators: unknown keywords and formats are not our business to refuse.
@@ -27,16 +25,18 @@ const OPTIONS: Options = {
   // Defaults belong to the server; the arguments are sent as the model wrote them.
   useDefaults: false,
   coerceTypes: false,
+  // Patterns match in linear time, so arguments a model wrote cannot stall the process on a server's pattern; one
+  // that needs backtracking (lookahead, backreferences) is left to the server.
+  code: { regExp: lenientLinearRegExp },
 };
 
 /** Creates a compiler. Create one per connection, so its cached validators go away with it. */
 export function createJsonSchemaCompiler(): JsonSchemaCompiler {
-  const instances = new Map<Dialect, Ajv>();
-  const instance = (dialect: Dialect): Ajv => {
+  const instances = new Map<SchemaDialect, Ajv>();
+  const instance = (dialect: SchemaDialect): Ajv => {
     let ajv = instances.get(dialect);
     if (!ajv) {
-      ajv =
-        dialect === '2020-12' ? new Ajv2020(OPTIONS) : dialect === '2019-09' ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
+      ajv = createSchemaAjv(dialect, OPTIONS);
       instances.set(dialect, ajv);
     }
     return ajv;
@@ -55,9 +55,9 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
 
 // MCP says a schema without `$schema` is 2020-12, but many servers emit draft-07 shapes (`items: [...]`) without
 // saying so: when the declared dialect cannot compile a schema, the others are tried before giving up.
-function compileAny(schema: Record<string, unknown>, instance: (dialect: Dialect) => Ajv): ValidateFunction {
-  const first = dialectOf(schema.$schema);
-  const order: Dialect[] = [first, ...(['draft-07', '2020-12', '2019-09'] as const).filter((d) => d !== first)];
+function compileAny(schema: Record<string, unknown>, instance: (dialect: SchemaDialect) => Ajv): ValidateFunction {
+  const first = schemaDialect(schema.$schema, '2020-12');
+  const order: SchemaDialect[] = [first, ...(['draft-07', '2020-12', '2019-09'] as const).filter((d) => d !== first)];
   let firstError: unknown;
   for (const dialect of order) {
     try {
@@ -67,13 +67,6 @@ function compileAny(schema: Record<string, unknown>, instance: (dialect: Dialect
     }
   }
   throw new Error(`its input schema does not compile: ${errorMessage(firstError)}`);
-}
-
-function dialectOf(uri: unknown): Dialect {
-  if (typeof uri !== 'string') return '2020-12';
-  if (uri.includes('2020-12')) return '2020-12';
-  if (uri.includes('2019-09')) return '2019-09';
-  return 'draft-07';
 }
 
 /** Turns ajv errors into issues with a path to the field at fault and a message that says what to send. */

@@ -23,7 +23,7 @@ export const RELEASE_FD = 4;
 /** The uid and gid of the command inside its user namespace: `nobody`, whoever runs agency. */
 export const SANDBOX_UID = 65534;
 /** The host name inside the sandbox, so the host's own name does not leak. */
-const SANDBOX_HOSTNAME = 'agency-sandbox';
+export const SANDBOX_HOSTNAME = 'agency-sandbox';
 
 /**
  * The bwrap argv for one command. The environment is not in here: bwrap is spawned with exactly the command's

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
 import { type BwrapSandboxOptions, createBwrapSandbox } from './bwrap-sandbox.ts';
-import type { ProcMask } from './proc-masks.ts';
+import { PROC_READ_ONLY, type ProcMask, withProcFloor } from './proc-masks.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './sandbox-limits.ts';
 import { buildSeccompFilter } from './seccomp-filter.ts';
 import { detectSystemMounts, type HostEntry, type SystemMount } from './system-mounts.ts';
@@ -96,12 +96,22 @@ describe('createBwrapSandbox().wrap', () => {
   it('covers /proc after mounting it: knobs read-only, leaky files and hardware dirs masked', () => {
     const { args } = sandbox().wrap(['true'], { workdir });
     const proc = args.indexOf('/proc');
-    expect(args.slice(proc - 1, proc + 11)).toEqual([
+    const knobs = PROC_READ_ONLY.filter((path) => existsSync(path)).flatMap((path) => ['--ro-bind', path, path]);
+    expect(args.slice(proc - 1, proc + 8 + knobs.length)).toEqual([
       ...['--proc', '/proc'],
-      ...['--ro-bind', '/proc/sys', '/proc/sys'],
+      ...knobs,
       ...['--ro-bind', '/dev/null', '/proc/kcore'],
       ...['--tmpfs', '/proc/acpi', '--remount-ro', '/proc/acpi'],
     ]);
+  });
+
+  it('keeps the kernel knobs read-only when procMasks leaves them out', () => {
+    const knobs = PROC_READ_ONLY.filter((path) => existsSync(path));
+    expect(knobs).toContain('/proc/sys');
+    for (const procMasks of [[], [{ kind: 'mask-file', path: '/proc/kcore' }] as ProcMask[]]) {
+      const { args } = sandbox({ procMasks }).wrap(['true'], { workdir });
+      for (const path of knobs) expect(valuesOf(args, '--ro-bind')).toContainEqual([path, path]);
+    }
   });
 
   it('sizes /tmp and /dev/shm, and leaves / and /dev read-only', () => {
@@ -226,5 +236,30 @@ describe('detectSystemMounts', () => {
       kind: 'ro-bind',
       path: '/usr',
     });
+  });
+});
+
+describe('withProcFloor', () => {
+  const host = (present: string[]) => (path: string) =>
+    (present.includes(path) ? { type: 'directory' } : { type: 'missing' }) as HostEntry;
+
+  it('puts every kernel knob the host has first, read-only, and keeps what was added after it', () => {
+    const added: ProcMask[] = [
+      { kind: 'mask-dir', path: '/proc/sys/kernel' },
+      { kind: 'read-only', path: '/proc/sys' },
+      { kind: 'mask-file', path: '/proc/kcore' },
+    ];
+    expect(withProcFloor(added, host(['/proc/sys', '/proc/fs']))).toEqual([
+      { kind: 'read-only', path: '/proc/sys' },
+      { kind: 'read-only', path: '/proc/fs' },
+      { kind: 'mask-dir', path: '/proc/sys/kernel' },
+      { kind: 'mask-file', path: '/proc/kcore' },
+    ]);
+  });
+
+  it('cannot be emptied', () => {
+    expect(withProcFloor([], host([...PROC_READ_ONLY]))).toEqual(
+      PROC_READ_ONLY.map((path) => ({ kind: 'read-only', path })),
+    );
   });
 });

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { type BwrapHost, bwrapArgs } from './bwrap-args.ts';
-import { detectProcMasks, type ProcMask } from './proc-masks.ts';
+import { detectProcMasks, type ProcMask, withProcFloor } from './proc-masks.ts';
 import type { Sandbox, WrapOptions } from './sandbox.ts';
 import { assertCommand, isWithin, resolveWrapOptions } from './sandbox-paths.ts';
 import { bwrapMissingError, sandboxSetupError } from './sandbox-unavailable.ts';
@@ -21,7 +21,10 @@ export type BwrapSandboxOptions = {
   etcPaths?: readonly string[];
   /** How `/usr`, `/bin`, `/lib*` are recreated. @default detectSystemMounts() */
   systemMounts?: readonly SystemMount[];
-  /** The read-only and masked parts of `/proc`. @default detectProcMasks() */
+  /**
+   * The read-only and masked parts of `/proc`. The kernel knobs (`PROC_READ_ONLY`) are read-only whatever this
+   * says: these covers are added to them (see {@link withProcFloor}). @default detectProcMasks()
+   */
   procMasks?: readonly ProcMask[];
   /** Where a bare `bwrapPath` or `prlimitPath` is looked up. @default process.env.PATH */
   searchPath?: string;
@@ -62,7 +65,7 @@ export function createBwrapSandbox({
   const file = locateExecutable(bwrapPath, searchPath, 'bwrapPath');
   const system = systemMounts ?? detectSystemMounts();
   const prlimit = locateExecutable(prlimitPath, searchPath, 'prlimitPath');
-  const masks = procMasks ?? detectProcMasks();
+  const masks = withProcFloor(procMasks ?? detectProcMasks());
   const seccompArch = seccompArchFor(arch);
   const filter = seccompArch === undefined ? undefined : buildSeccompFilter(seccompArch);
   return {

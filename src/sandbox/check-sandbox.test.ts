@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgencyError } from '../core/errors.ts';
 import { createBwrapSandbox } from './bwrap-sandbox.ts';
@@ -18,6 +19,7 @@ import { runSandboxed } from './run-sandboxed.ts';
 import { createUnsandboxed } from './unsandboxed.ts';
 
 // These run everywhere, with or without bubblewrap: failing closed must never depend on the host.
+const bwrapWorks = (await checkSandbox(createBwrapSandbox())).ok;
 let base: string;
 let workdir: string;
 let scratch: string;
@@ -75,7 +77,7 @@ describe('fail closed', () => {
     const invocations = readFileSync(calls, 'utf8').trim().split('\n');
     expect(invocations).toHaveLength(2);
     expect(invocations[0]).toBe('--version');
-    expect(invocations[1]).toMatch(/-- echo agency-sandbox-probe-[0-9a-f]{16}$/);
+    expect(invocations[1]).toMatch(/-- sh -c echo agency-sandbox-probe-[0-9a-f]{16}; cat \/proc\/self\/status;/);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -93,6 +95,34 @@ describe('fail closed', () => {
     const run = runSandboxed(createBwrapSandbox({ bwrapPath: fake }), ['true'], { workdir }, { tmpDir: scratch });
     await expect(run).rejects.toSatisfy(isUnavailable);
     await expect(run).rejects.toThrow(/without printing its marker/);
+  });
+
+  it('refuses a wrapper that claims the version and runs the command unsandboxed', async () => {
+    const passthru = fileURLToPath(new URL('./__fixtures__/fake-bwrap-passthru.sh', import.meta.url));
+    const sandbox = createBwrapSandbox({ bwrapPath: passthru });
+    const marker = join(workdir, 'marker');
+    const run = runSandboxed(sandbox, ['sh', '-c', `touch ${marker}`], { workdir }, { tmpDir: scratch });
+    await expect(run).rejects.toSatisfy(isUnavailable);
+    await expect(run).rejects.toThrow(
+      /ran the sandbox probe without isolating it \(.*NoNewPrivs.*\).*Fix: pass bubblewrap/,
+    );
+    expect(existsSync(marker)).toBe(false);
+    const status = await checkSandbox(sandbox);
+    const problems = status.ok ? [] : (status.error.details?.['problems'] as string[]);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'Seccomp "0" where "2"',
+        'the host name is not agency-sandbox',
+        "it shares agency's pid namespace",
+        "it shares agency's mnt namespace",
+      ]),
+    );
+  });
+
+  it.skipIf(!bwrapWorks)('refuses real bubblewrap run without the seccomp filter', async () => {
+    const noSeccomp = fileURLToPath(new URL('./__fixtures__/fake-bwrap-no-seccomp.sh', import.meta.url));
+    const status = await checkSandbox(createBwrapSandbox({ bwrapPath: noSeccomp }), { tmpDir: scratch });
+    expect(status.ok === false && status.error.details?.['problems']).toEqual(['Seccomp "0" where "2"']);
   });
 
   it('refuses bubblewrap older than 0.8.0, which lacks --disable-userns and --size', async () => {

@@ -6,7 +6,8 @@ import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import { assertBubblewrap } from './bwrap-version.ts';
 import type { Sandbox, SandboxName } from './sandbox.ts';
-import { bwrapBrokenError, bwrapMissingError } from './sandbox-unavailable.ts';
+import { isolationProbeCommand, isolationProblems } from './isolation-probe.ts';
+import { bwrapBrokenError, bwrapMissingError, notIsolatedError } from './sandbox-unavailable.ts';
 import { spawnCapture } from './spawn-capture.ts';
 
 /** Whether a sandbox can run commands here; when not, `error` is the AgencyError `sandbox_unavailable` to raise. */
@@ -24,8 +25,11 @@ const cache = new WeakMap<Sandbox, Promise<SandboxStatus>>();
 
 /**
  * Probes once whether `sandbox` works here, and caches the answer for that sandbox object (create a new sandbox to
- * probe again). For bwrap it checks that the binary is bubblewrap ≥ 0.8.0, then runs `echo <random marker>` inside
- * the sandbox, with its seccomp filter and limits, and expects the marker back: exit code 0 alone proves nothing.
+ * probe again). For bwrap it checks that the binary is bubblewrap ≥ 0.8.0, then runs a probe inside the sandbox,
+ * with its seccomp filter and limits, that prints a random marker and what it is confined by. Exit code 0 proves
+ * nothing, and an echoed marker little more: a wrapper that claims a bubblewrap version and runs commands as they
+ * are is refused because the probe does not see uid and gid 65534, no capabilities, `NoNewPrivs` 1, a seccomp
+ * filter, the host name `agency-sandbox` and namespaces other than agency's.
  * The `none` sandbox is always available. {@link runSandboxed} calls this before every run, so a missing or fake
  * bwrap, or disabled user namespaces, fail closed.
  *
@@ -51,25 +55,26 @@ async function probe(sandbox: Sandbox, { timeoutMs = 10_000, tmpDir = tmpdir() }
   let file: string = sandbox.name;
   const marker = `agency-sandbox-probe-${randomBytes(8).toString('hex')}`;
   try {
-    const wrapped = sandbox.wrap(['echo', marker], { workdir });
+    const wrapped = sandbox.wrap(isolationProbeCommand(marker), { workdir });
     file = wrapped.file;
     await assertBubblewrap(file, workdir, timeoutMs);
     const result = await spawnCapture(wrapped, {
       timeoutMs,
       killGraceMs: 500,
-      stdoutLimitBytes: 4096,
+      stdoutLimitBytes: 16_384,
       stderrLimitBytes: 4096,
       now: () => performance.now(),
     });
-    if (result.exitCode === 0 && result.stdout === `${marker}\n`) return { ok: true, name: sandbox.name } as const;
-    const reason = result.timedOut
-      ? `the probe did not finish in ${timeoutMs} ms`
-      : result.stderr || `the probe exited with ${String(result.exitCode)} without printing its marker`;
-    return {
-      ok: false,
-      name: sandbox.name,
-      error: bwrapBrokenError(file, reason),
-    } as const;
+    const marked = result.stdout.startsWith(`${marker}\n`);
+    if (result.exitCode !== 0 || !marked) {
+      const reason = result.timedOut
+        ? `the probe did not finish in ${timeoutMs} ms`
+        : result.stderr || `the probe exited with ${String(result.exitCode)} without printing its marker`;
+      return { ok: false, name: sandbox.name, error: bwrapBrokenError(file, reason) } as const;
+    }
+    const problems = isolationProblems(result.stdout, marker);
+    if (problems.length > 0) return { ok: false, name: sandbox.name, error: notIsolatedError(file, problems) } as const;
+    return { ok: true, name: sandbox.name } as const;
   } catch (error) {
     return {
       ok: false,

@@ -4,16 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from './bwrap-sandbox.ts';
 import { checkSandbox } from './check-sandbox.ts';
-import { findPidsCgroupParent } from './pids-cgroup.ts';
+import { findCgroupParents } from './run-cgroup.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 
 // The classic, unbounded fork bomb. It runs only where a process cap is in force: RLIMIT_NPROC for an unprivileged
-// agency, or a pids cgroup. As root without a writable pids cgroup (cgroup v2 hosts, most containers) nothing caps
-// the sandbox's processes, and running it would exhaust the host's PIDs; the bounded tree in
-// escape-resources.test.ts shows the cap there instead.
+// agency, or a pids cgroup. As root without a writable pids cgroup (most containers) nothing caps the sandbox's
+// processes, and running it would exhaust the host's PIDs; escape-no-cgroup.test.ts shows the run's warning there.
 const sandbox = createBwrapSandbox();
 const status = await checkSandbox(sandbox);
-const capped = process.getuid?.() !== 0 || findPidsCgroupParent() !== undefined;
+const capped = process.getuid?.() !== 0 || findCgroupParents().some((parent) => parent.controllers.includes('pids'));
 const reason = !status.ok ? status.error.message : capped ? '' : 'root without a writable pids cgroup: no process cap';
 if (reason) console.warn(`fork bomb skipped: ${reason}`);
 

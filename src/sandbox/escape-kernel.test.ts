@@ -68,6 +68,24 @@ describe.skipIf(!status.ok)(`kernel escape battery${skipReason}`, () => {
     }
   });
 
+  it('writes no kernel knob when the sandbox is created with procMasks: []', async () => {
+    // The covers are a floor the options add to: an empty list must not give the knobs back.
+    const bare = createBwrapSandbox({ procMasks: [] });
+    const sysctls = snapshotSysctls(['/proc/sys/vm/swappiness', '/proc/sys/kernel/core_uses_pid']);
+    try {
+      const writes = [...sysctls.before].map(([path, value]) => `echo ${Number(value) === 0 ? 1 : 0} > ${path}`);
+      const result = await runSandboxed(bare, ['bash', '-c', `${writes.join('; ')}; echo done`], {
+        workdir,
+        timeoutMs: 10_000,
+      });
+      expect(result.stdout).toBe('done\n');
+      expect(sysctls.changed()).toEqual([]);
+      expect(result.stderr.match(/Read-only file system|Permission denied/g)).toHaveLength(2);
+    } finally {
+      sysctls.restore();
+    }
+  });
+
   it.skipIf(!existsSync('/proc/sysrq-trigger'))('cannot open /proc/sysrq-trigger for writing', async () => {
     // Opening writes nothing; a key written here (b: reboot) would act on the host.
     const result = await bash('exec 3>/proc/sysrq-trigger && echo OPENED');

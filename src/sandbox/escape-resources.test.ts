@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from './bwrap-sandbox.ts';
 import { checkSandbox } from './check-sandbox.ts';
+import { findCgroupParents } from './run-cgroup.ts';
 import { type RunSandboxedOptions, runSandboxed } from './run-sandboxed.ts';
 
 // The escape battery, resources part: a sandboxed command must not exhaust the host's processes, memory, CPU or
@@ -13,6 +14,8 @@ const sandbox = createBwrapSandbox();
 const status = await checkSandbox(sandbox);
 const skipReason = status.ok ? '' : ` (skipped: ${status.error.message})`;
 if (!status.ok) console.warn(`sandbox resources battery skipped: ${status.error.message}`);
+const memoryCgroup = findCgroupParents().some((parent) => parent.controllers.includes('memory'));
+if (!memoryCgroup) console.warn('total memory test skipped: no memory cgroup can be made here');
 
 let workdir: string;
 beforeEach(() => {
@@ -40,9 +43,32 @@ function countMatching(needle: string): number {
   return count;
 }
 
-/** Runs `run` while sampling the processes matching `needle` and the largest delay of a 20 ms timer. */
+/**
+ * The private resident memory (RssAnon, which a memory cgroup charges), in bytes, of the live host processes whose
+ * command line contains `needle`. Shared library pages are left out: every process counts them in its RSS.
+ */
+function residentMatching(needle: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) continue;
+      const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      bytes += Number(kib ?? 0) * 1024;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return bytes;
+}
+
+/**
+ * Runs `run` while sampling the processes matching `needle` (their count and their resident memory together) and
+ * the largest delay of a 20 ms timer.
+ */
 async function watch<T>(needle: string, run: () => Promise<T>) {
   let peak = 0;
+  let peakResident = 0;
   let worstTimerGapMs = 0;
   let last = performance.now();
   const timer = setInterval(() => {
@@ -50,9 +76,11 @@ async function watch<T>(needle: string, run: () => Promise<T>) {
     worstTimerGapMs = Math.max(worstTimerGapMs, now - last);
     last = now;
     peak = Math.max(peak, countMatching(needle));
+    peakResident = Math.max(peakResident, residentMatching(needle));
   }, 20);
   try {
-    return { result: await run(), peak: () => peak, worstTimerGapMs: () => worstTimerGapMs };
+    const result = await run();
+    return { result, peak: () => peak, peakResident: () => peakResident, worstTimerGapMs: () => worstTimerGapMs };
   } finally {
     clearInterval(timer);
   }
@@ -87,6 +115,37 @@ describe.skipIf(!status.ok)(`resources battery${skipReason}`, () => {
     expect(watched.worstTimerGapMs()).toBeLessThan(1000);
   });
 
+  it.skipIf(!memoryCgroup)(
+    'holds several memory hogs together to totalMemoryBytes, which memoryBytes alone did not',
+    async () => {
+      // Six processes of 48 MiB each, under a per-process limit of 512 MiB: 288 MiB in all without a memory cgroup.
+      const hogs = (needle: string) =>
+        `for i in 1 2 3 4 5 6; do (exec -a ${needle} perl -e 'vec($x, (48<<20)-1, 8) = 1; print "HELD\\n"; ` +
+        `sleep 2') & done; wait`;
+      const limits = { memoryBytes: 512 * MiB, totalMemoryBytes: 128 * MiB };
+      const capped = `hog-${process.pid}-${Date.now()}`;
+      const watched = await watch(capped, () => bash(hogs(capped), { limits }));
+      expect(watched.peakResident()).toBeGreaterThan(32 * MiB);
+      expect(watched.peakResident()).toBeLessThanOrEqual(128 * MiB);
+      expect(watched.result.stderr).toContain('Killed'); // bash reports the jobs the OOM killer ended
+      expect(watched.result.limitsReached).toEqual(['totalMemoryBytes']);
+      expect(watched.result.warnings).toEqual([]);
+      expect(watched.worstTimerGapMs()).toBeLessThan(1000);
+
+      // The same without cgroups: every hog holds its 48 MiB, and the measure sees it.
+      const free = `hog-free-${process.pid}-${Date.now()}`;
+      const control = await watch(free, () =>
+        runSandboxed(sandbox, ['bash', '-c', hogs(free)], { workdir, limits }, { cgroupParents: false }),
+      );
+      expect(control.result.stdout).toBe('HELD\n'.repeat(6));
+      expect(control.peakResident()).toBeGreaterThan(200 * MiB);
+      expect(control.result.limitsReached).toEqual([]);
+      expect(control.result.warnings).toContainEqual(
+        expect.stringMatching(/^limits\.totalMemoryBytes .* is not enforced/),
+      );
+    },
+  );
+
   it('kills a process at its CPU time limit, long before the timeout', async () => {
     const result = await bash('while :; do :; done', { limits: { cpuSeconds: 1 }, timeoutMs: 8000 });
     expect(result.timedOut).toBe(false);
@@ -101,6 +160,40 @@ describe.skipIf(!status.ok)(`resources battery${skipReason}`, () => {
     expect(result.stdout).toBe('done\n');
     expect(statSync(join(workdir, 'big')).size).toBeLessThanOrEqual(2 * MiB);
     expect(statSync(join(workdir, 'sparse')).size).toBeLessThanOrEqual(2 * MiB);
+  });
+
+  it('stops a run that adds more than diskBytes to its writable paths, many files or few', async () => {
+    const extra = join(workdir, '..', `extra-${process.pid}`);
+    mkdirSync(extra);
+    try {
+      // Many 1 MiB files, each far below fileSizeBytes, spread over the workdir and a readWritePaths entry.
+      const many = await bash(
+        `for i in $(seq 1 200); do head -c 1M /dev/zero > f$i; head -c 1M /dev/zero > ${extra}/g$i; done; echo DONE`,
+        { limits: { diskBytes: 16 * MiB }, readWritePaths: [extra] },
+      );
+      expect(many.limitsReached).toEqual(['diskBytes']);
+      expect(many.stdout).not.toContain('DONE');
+      expect(many.timedOut).toBe(false);
+      const written = (dir: string) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+      expect(written(workdir) + written(extra)).toBeGreaterThan(16 * MiB);
+      expect(written(workdir) + written(extra)).toBeLessThan(80 * MiB); // 400 MiB unstopped
+      expect(written(extra)).toBeGreaterThan(0);
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
+    // Three dense files, as a command filling the disk with big files would write them.
+    rmSync(workdir, { recursive: true, force: true });
+    mkdirSync(workdir);
+    const few = await bash('for i in 1 2 3; do head -c 24M /dev/zero > big$i; done; echo DONE', {
+      limits: { diskBytes: 32 * MiB },
+    });
+    expect(few.limitsReached).toEqual(['diskBytes']);
+    expect(few.stdout).not.toContain('DONE');
+    const sizes = readdirSync(workdir).map((name) => statSync(join(workdir, name)).size);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeLessThan(72 * MiB);
+    // Under the limit, nothing is reported.
+    const small = await bash('head -c 1M /dev/zero > small; echo DONE', { limits: { diskBytes: 32 * MiB } });
+    expect(small).toMatchObject({ stdout: 'DONE\n', limitsReached: [] });
   });
 
   it('bounds /tmp and /dev/shm, and cannot write the root or /dev', async () => {

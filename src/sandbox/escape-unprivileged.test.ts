@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from './bwrap-sandbox.ts';
 import { checkSandbox } from './check-sandbox.ts';
@@ -38,13 +39,15 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 // Runs in the child, as nobody: each attack through runSandboxed, results as JSON on stdout.
 const CHILD = (index: string, needle: string) => `
-import { createBwrapSandbox, runSandboxed } from ${JSON.stringify(index)};
+import { checkSandbox, createBwrapSandbox, runSandboxed } from ${JSON.stringify(index)};
 const sandbox = createBwrapSandbox();
 const workdir = process.argv[2];
 const run = (script, options = {}) =>
   runSandboxed(sandbox, ['bash', '-c', script], { workdir, timeoutMs: 10_000, ...options });
 const out = {};
-out.echo = (await run('echo hello; id -u')).stdout;
+const hello = await run('echo hello; id -u');
+out.echo = hello.stdout;
+out.warnings = hello.warnings;
 out.status = (await run('grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status')).stdout;
 out.sysctl = (await run('echo 61 > /proc/sys/vm/swappiness; cat /proc/sys/vm/swappiness')).stdout;
 const plant = await run(
@@ -56,6 +59,8 @@ const bomb = await run(
   { limits: { processes: 16 }, timeoutMs: 5000 },
 );
 out.bombMs = bomb.durationMs;
+const passthru = await checkSandbox(createBwrapSandbox({ bwrapPath: process.argv[3] }));
+out.passthru = passthru.ok ? 'accepted' : passthru.error.details.problems;
 console.log(JSON.stringify(out));
 `;
 
@@ -80,7 +85,8 @@ describe.skipIf(reason !== '')(`battery as an unprivileged user${reason ? ` (ski
     const workdir = join(base, 'work');
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, countMatching(needle))), 20);
-    const child = spawn(process.execPath, [script, workdir], {
+    const passthru = fileURLToPath(new URL('./__fixtures__/fake-bwrap-passthru.sh', import.meta.url));
+    const child = spawn(process.execPath, [script, workdir, passthru], {
       uid: NOBODY,
       gid: NOBODY,
       cwd: base,
@@ -97,6 +103,9 @@ describe.skipIf(reason !== '')(`battery as an unprivileged user${reason ? ` (ski
 
     const out = JSON.parse(stdout) as Record<string, unknown>;
     expect(out['echo']).toBe(`hello\n${NOBODY}\n`);
+    // RLIMIT_NPROC binds nobody: only the total memory can go unenforced, where no cgroup is writable for it.
+    const memoryWarning = expect.stringMatching(/^limits\.totalMemoryBytes \(\d+\) is not enforced/);
+    expect([[], [memoryWarning]]).toContainEqual(out['warnings']);
     expect(out['status']).toBe('NoNewPrivs:\t1\nSeccomp:\t2\n');
     expect(out['sysctl']).toBe(readFileSync('/proc/sys/vm/swappiness', 'utf8'));
     expect(out['quarantined']).toEqual([{ path: join(workdir, 'sock'), what: 'socket', action: 'removed' }]);
@@ -105,5 +114,9 @@ describe.skipIf(reason !== '')(`battery as an unprivileged user${reason ? ` (ski
     expect(peak).toBeGreaterThan(2);
     expect(peak).toBeLessThanOrEqual(16 + 1); // + bwrap's monitor, outside the sandbox, with the same command line
     expect(out['bombMs']).toBeLessThan(8000);
+    // Run as nobody, a wrapper that runs the probe unsandboxed shows the right uid: the rest gives it away.
+    expect(out['passthru']).toEqual(
+      expect.arrayContaining(['NoNewPrivs "0" where "1"', 'the host name is not agency-sandbox']),
+    );
   });
 });

@@ -3,6 +3,7 @@ export { type BwrapSandboxOptions, createBwrapSandbox } from './bwrap-sandbox.ts
 export { MIN_BWRAP_VERSION } from './bwrap-version.ts';
 export { type CheckSandboxOptions, checkSandbox, type SandboxStatus } from './check-sandbox.ts';
 export { detectProcMasks, PROC_MASKED_DIRS, PROC_MASKED_FILES, PROC_READ_ONLY, type ProcMask } from './proc-masks.ts';
+export { type ReachedLimit } from './run-limits.ts';
 export {
   type RunSandboxedDeps,
   type RunSandboxedOptions,

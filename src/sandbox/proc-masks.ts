@@ -57,3 +57,22 @@ export function detectProcMasks(inspect: (path: string) => HostEntry = inspectHo
     ...PROC_MASKED_DIRS.filter(exists).map((path) => ({ kind: 'mask-dir', path }) as const),
   ];
 }
+
+/**
+ * `masks` on top of the floor no sandbox goes below: every {@link PROC_READ_ONLY} entry this host has, read-only,
+ * first, so the covers given can add to it (a nested mask comes after and stays on top) but never take a knob away.
+ * Without that floor, `procMasks: []` would give a sandbox started by root the `core_pattern` escape back.
+ *
+ * @example
+ * withProcFloor([]) // [{ kind: 'read-only', path: '/proc/sys' }, …]
+ */
+export function withProcFloor(
+  masks: readonly ProcMask[],
+  inspect: (path: string) => HostEntry = inspectHostPath,
+): ProcMask[] {
+  const floor = PROC_READ_ONLY.filter((path) => inspect(path).type !== 'missing').map(
+    (path) => ({ kind: 'read-only', path }) as const,
+  );
+  const added = masks.filter((mask) => !floor.some((entry) => entry.path === mask.path && entry.kind === mask.kind));
+  return [...floor, ...added];
+}

@@ -46,6 +46,9 @@ describe('runSandboxed', () => {
       stdout: 'hello',
       stderr: 'err\n',
       timedOut: false,
+      // The opt-out enforces no limit and says so in its own log line, not in every result.
+      limitsReached: [],
+      warnings: [],
     });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
   });

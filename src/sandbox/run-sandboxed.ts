@@ -4,7 +4,8 @@ import { abortedError } from '../core/clock.ts';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import { checkSandbox } from './check-sandbox.ts';
-import { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from './pids-cgroup.ts';
+import type { CgroupParent } from './run-cgroup.ts';
+import { type ReachedLimit, type RunLimits, startRunLimits } from './run-limits.ts';
 import type { Sandbox, SandboxFile, WrapOptions, WrappedCommand } from './sandbox.ts';
 import { resolveSandboxLimits } from './sandbox-limits.ts';
 import { bwrapMissingError } from './sandbox-unavailable.ts';
@@ -39,6 +40,18 @@ export type RunSandboxedResult = Omit<CaptureResult, 'aborted'> & {
   quarantined: QuarantinedFile[];
   /** The scan of the writable paths stopped early (too many entries), so some files were not checked. */
   scanIncomplete: boolean;
+  /**
+   * Limits the run reached: `totalMemoryBytes` when the memory cgroup's OOM killer ended at least one of its
+   * processes, `diskBytes` when it added more than that to its writable paths (the run is stopped as on a timeout,
+   * or, had it already ended, the files stay). Empty otherwise (and always for the unsandboxed opt-out).
+   */
+  limitsReached: ReachedLimit[];
+  /**
+   * Limits the kernel did not enforce on this run, one sentence each: `processes` when agency runs as root without a
+   * pids cgroup, `totalMemoryBytes` without a memory cgroup. Empty when every limit held, and for the unsandboxed
+   * opt-out, which enforces none and logs its own warning.
+   */
+  warnings: string[];
 };
 
 /** Dependencies for {@link runSandboxed}. */
@@ -48,17 +61,20 @@ export type RunSandboxedDeps = {
   /** Where files are staged for the run, and where the first run's probe makes its scratch dir. @default os.tmpdir() */
   tmpDir?: string;
   /**
-   * The cgroup directory under which each run gets a pids cgroup capping its processes, or `false` for none.
-   * @default findPidsCgroupParent(): agency's own cgroup v1 pids cgroup when writable, else none
+   * Where each run gets its cgroups, capping its processes (`pids.max`) and its total memory (`memory.max`), or
+   * `false` for none.
+   * @default findCgroupParents(): agency's own writable cgroup v1 pids and memory cgroups, or a delegated v2 parent
    */
-  pidsCgroupParent?: string | false;
+  cgroupParents?: readonly CgroupParent[] | false;
 };
 
 /**
  * Runs `command` (no shell) inside `sandbox`, with capped output, resource limits and a timeout, and never leaves its
  * processes behind. It first checks, once per sandbox, that the sandbox works; if not it throws AgencyError
- * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error. After a sandboxed
- * run the writable paths are scanned, and what the host must not inherit is made safe and reported.
+ * `sandbox_unavailable` and runs nothing. A non-zero exit or a timeout is a result, not an error. A sandboxed run
+ * gets pids and memory cgroups where they can be made and a watchdog on the disk it adds; the result says which
+ * limits it reached (`limitsReached`) and which this host could not enforce (`warnings`). After it, the writable
+ * paths are scanned, and what the host must not inherit is made safe and reported.
  *
  * @example
  * const result = await runSandboxed(createBwrapSandbox(), ['node', 'build.js'], {
@@ -70,7 +86,7 @@ export async function runSandboxed(
   sandbox: Sandbox,
   command: readonly string[],
   options: RunSandboxedOptions,
-  { now = () => performance.now(), tmpDir = tmpdir(), pidsCgroupParent }: RunSandboxedDeps = {},
+  { now = () => performance.now(), tmpDir = tmpdir(), cgroupParents }: RunSandboxedDeps = {},
 ): Promise<RunSandboxedResult> {
   const {
     timeoutMs = 60_000,
@@ -87,11 +103,10 @@ export async function runSandboxed(
   if (signal?.aborted) throw abortedError(signal);
 
   const staged = await stageFiles(options.files ?? [], tmpDir);
-  let cgroup: PidsCgroup | undefined;
+  let guard: RunLimits | undefined;
   try {
     const wrapped = sandbox.wrap(command, { ...wrapOptions(options), fileMounts: staged.mounts });
-    const parent = pidsCgroupParent ?? findPidsCgroupParent();
-    if (wrapped.releaseInput !== undefined && parent) cgroup = await createPidsCgroup(parent, limits.processes);
+    guard = await startRunLimits(sandbox, wrapped, { limits, writable: writablePaths(options), cgroupParents });
     const { aborted, ...result } = await spawnCapture(wrapped, {
       stdin: options.stdin,
       timeoutMs,
@@ -99,17 +114,18 @@ export async function runSandboxed(
       stdoutLimitBytes,
       stderrLimitBytes,
       now,
-      signal,
-      ...(cgroup ? { place: cgroup.place } : {}),
+      signal: signal ? AbortSignal.any([signal, guard.stopped]) : guard.stopped,
+      ...(guard.place ? { place: guard.place } : {}),
     }).catch((error: unknown) => {
       throw startError(sandbox, wrapped, error);
     });
-    await cgroup?.dispose(); // kills any straggler, so nothing writes while the scan runs
+    const limitsReached = await guard.finish();
     const scan = await scanWritable(sandbox, options);
-    if (aborted) throw abortedError(signal);
-    return { ...result, quarantined: scan.quarantined, scanIncomplete: scan.incomplete };
+    if (aborted && signal?.aborted) throw abortedError(signal);
+    const { quarantined, incomplete: scanIncomplete } = scan;
+    return { ...result, quarantined, scanIncomplete, limitsReached, warnings: guard.warnings };
   } finally {
-    await cgroup?.dispose();
+    await guard?.dispose();
     await staged.dispose();
   }
 }
@@ -122,8 +138,11 @@ function wrapOptions(options: RunSandboxedOptions): WrapOptions {
 // The opt-out is not scanned: its command already runs with agency's own access, so what it leaves gains nothing.
 async function scanWritable(sandbox: Sandbox, options: RunSandboxedOptions) {
   if (sandbox.name === 'none') return { quarantined: [], incomplete: false };
-  const paths = [options.workdir, ...(options.readWritePaths ?? [])].map((path) => realpathSync(path));
-  return scanSandboxOutput(paths);
+  return scanSandboxOutput(writablePaths(options));
+}
+
+function writablePaths(options: RunSandboxedOptions): string[] {
+  return [options.workdir, ...(options.readWritePaths ?? [])].map((path) => realpathSync(path));
 }
 
 function startError(sandbox: Sandbox, wrapped: WrappedCommand, error: unknown): AgencyError {

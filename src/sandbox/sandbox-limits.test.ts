@@ -21,6 +21,14 @@ describe('resolveSandboxLimits', () => {
     });
   });
 
+  it('lets the total memory follow memoryBytes unless it is given', () => {
+    expect(resolveSandboxLimits({ memoryBytes: 2 ** 30 })).toMatchObject({ totalMemoryBytes: 2 ** 30 });
+    expect(resolveSandboxLimits({ memoryBytes: 2 ** 30, totalMemoryBytes: 2 ** 31 })).toMatchObject({
+      memoryBytes: 2 ** 30,
+      totalMemoryBytes: 2 ** 31,
+    });
+  });
+
   it('refuses unknown names, fractions, and values below the minimum, naming the field and the fix', () => {
     expect(refusal(() => resolveSandboxLimits({ memory: 1 } as never)).message).toMatch(
       /limits\.memory .* is not a sandbox limit; use one of processes, memoryBytes/,

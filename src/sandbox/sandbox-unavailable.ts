@@ -39,6 +39,17 @@ export function notBubblewrapError(bwrapPath: string, found: string): AgencyErro
   );
 }
 
+/** The error for a `bwrapPath` that runs the probe but not in a sandbox, such as a wrapper that runs it directly. */
+export function notIsolatedError(bwrapPath: string, problems: readonly string[]): AgencyError {
+  return new AgencyError(
+    'sandbox_unavailable',
+    `${JSON.stringify(bwrapPath)} ran the sandbox probe without isolating it (${problems.slice(0, 6).join('; ')}), ` +
+      'so no command was run. Fix: pass bubblewrap itself as bwrapPath, not a wrapper around it or a stand-in, ' +
+      `${OPT_OUT}.`,
+    { details: { bwrapPath, problems: [...problems] } },
+  );
+}
+
 /** The error for a sandbox that cannot apply its limits or its seccomp filter on this host. */
 export function sandboxSetupError(problem: string, fix: string): AgencyError {
   return new AgencyError('sandbox_unavailable', `${problem}, so no command was run. Fix: ${fix}, ${OPT_OUT}.`);

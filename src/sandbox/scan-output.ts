@@ -1,18 +1,5 @@
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  type Dir,
-  fstatSync,
-  lstatSync,
-  openSync,
-  opendirSync,
-  type Stats,
-  unlinkSync,
-} from 'node:fs';
-import { join } from 'node:path';
-import { errnoCode } from '../core/errno.ts';
-import { isWithin } from './sandbox-paths.ts';
+import { chmodSync, closeSync, constants, fstatSync, openSync, type Stats, unlinkSync } from 'node:fs';
+import { walkTree } from './walk-tree.ts';
 
 /** A file the scan found dangerous to leave on the host, and what it did about it. */
 export type QuarantinedFile = {
@@ -44,8 +31,6 @@ export type ScanOptions = {
 const O_PATH = 0o10_000_000;
 const S_ISUID = 0o4000;
 const SET_ID_BITS = 0o6000;
-// Entries handled between yields to the event loop, so a large tree does not stall it.
-const BATCH = 1000;
 
 /**
  * Makes what a sandboxed command left in `paths` safe for the host: setuid and setgid bits are cleared on regular
@@ -61,59 +46,24 @@ export async function scanSandboxOutput(
   paths: readonly string[],
   { maxEntries = 100_000 }: ScanOptions = {},
 ): Promise<SandboxOutputScan> {
-  const scan: SandboxOutputScan = { quarantined: [], entries: 0, incomplete: false };
-  const roots = paths.filter(
-    (path, i) => !paths.some((other, j) => j !== i && isWithin(path, other) && path !== other),
-  );
-  const pending = [...new Set(roots)];
-  for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
-    if (scan.entries >= maxEntries) {
-      scan.incomplete = true;
-      break;
-    }
-    scan.entries++;
-    const stat = lstatOrUndefined(path, scan);
-    if (stat?.isDirectory()) await listInto(path, pending, scan, maxEntries);
-    else if (stat !== undefined) quarantine(path, stat, scan);
-    if (scan.entries % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
-  return scan;
+  const quarantined: QuarantinedFile[] = [];
+  const walk = await walkTree(paths, maxEntries, (path, stat) => {
+    if (!stat.isDirectory()) quarantine(path, stat, quarantined);
+  });
+  return { quarantined, ...walk };
 }
 
-async function listInto(dir: string, pending: string[], scan: SandboxOutputScan, maxEntries: number) {
-  let handle: Dir;
-  try {
-    handle = opendirSync(dir);
-  } catch {
-    scan.incomplete = true; // too deep for a path, or gone
-    return;
-  }
-  try {
-    for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
-      if (entry.isSymbolicLink()) continue; // never followed, never dangerous itself
-      if (pending.length + scan.entries >= maxEntries) {
-        scan.incomplete = true;
-        return;
-      }
-      pending.push(join(dir, entry.name));
-      if (pending.length % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-  } finally {
-    handle.closeSync();
-  }
-}
-
-function quarantine(path: string, stat: Stats, scan: SandboxOutputScan): void {
+function quarantine(path: string, stat: Stats, quarantined: QuarantinedFile[]): void {
   if (stat.isSymbolicLink()) return;
   if (stat.isFile()) {
     if ((stat.mode & SET_ID_BITS) === 0) return;
     const what = stat.mode & S_ISUID ? 'setuid' : 'setgid';
     const action = stripSetId(path, stat) ? 'stripped' : removeEntry(path) ? 'removed' : 'failed';
-    scan.quarantined.push({ path, what, action });
+    quarantined.push({ path, what, action });
     return;
   }
   const what = stat.isFIFO() ? 'fifo' : stat.isSocket() ? 'socket' : 'device';
-  scan.quarantined.push({ path, what, action: removeEntry(path) ? 'removed' : 'failed' });
+  quarantined.push({ path, what, action: removeEntry(path) ? 'removed' : 'failed' });
 }
 
 // Clears the bits through a descriptor opened without following a link and checked to be the inode that was
@@ -139,14 +89,5 @@ function removeEntry(path: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function lstatOrUndefined(path: string, scan: SandboxOutputScan): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') scan.incomplete = true;
-    return undefined;
   }
 }

@@ -58,4 +58,29 @@ describe('spawnCapture inputs', () => {
     await expect(run).rejects.toThrow('no cgroup for you');
     expect(existsSync(marker)).toBe(false);
   });
+
+  it('reports an abort during placement as an abort, not as a failure to start, and never releases', async () => {
+    const marker = join(dir, 'ran');
+    const controller = new AbortController();
+    const result = await spawnCapture(
+      {
+        file: 'sh',
+        args: ['-c', `read go <&3; touch ${marker}`],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: dir,
+        inputs: [text('1\n')],
+        releaseInput: 0,
+      },
+      options({
+        signal: controller.signal,
+        // The process dies while it is being placed, as bwrap does when its run is aborted during setup.
+        place: async () => {
+          controller.abort();
+          throw new Error('ESRCH: no such process, write');
+        },
+      }),
+    );
+    expect(result.aborted).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+  });
 });

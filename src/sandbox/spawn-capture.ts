@@ -14,7 +14,8 @@ export type CaptureOptions = {
   now: () => number;
   /**
    * Places the started process, for example in a pids cgroup, before the command's `releaseInput` is written. When
-   * it throws, the process is killed and `spawnCapture` rejects with that error.
+   * it throws, the process is killed and `spawnCapture` rejects with that error, unless the run was already being
+   * stopped by its timeout or signal.
    */
   place?: (pid: number) => Promise<void>;
 };
@@ -56,6 +57,9 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
     const supervisor = superviseProcess(child, options);
     let placeError: Error | undefined;
     feedInputs(child, command, options.place).catch((error: unknown) => {
+      // A run stopped during its setup (timeout, abort) may lose its processes while they are being placed: it
+      // was never released, and its result says why it stopped.
+      if (supervisor.timedOut() || supervisor.aborted()) return;
       placeError = error instanceof Error ? error : new Error(String(error));
       supervisor.kill();
     });

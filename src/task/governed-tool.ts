@@ -2,6 +2,7 @@ import { canonicalDigest } from '../core/canonical-json.ts';
 import type { JsonValue } from '../core/messages.ts';
 import { governedPolicy } from './governed-policy.ts';
 import type { PhaseContext } from './loop.ts';
+import { journalToolWarnings } from './tool-warnings.ts';
 
 /** What one tool call run by a loop produced. */
 export type ActionResult = { ok: boolean; output: JsonValue; error?: string };
@@ -51,6 +52,7 @@ export async function runGovernedTool(context: PhaseContext, name: string, input
     data: { tool_call_id: argsDigest, tool: name, ok: outcome.ok, model_output: outcome.modelOutput },
     ...(outcome.error ? { error: outcome.error } : {}),
   });
+  journalToolWarnings(session, tool, outcome);
   return {
     ok: outcome.ok,
     output: (outcome.ok ? (outcome.modelOutput as { value?: JsonValue }).value : null) ?? null,

@@ -1,5 +1,6 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import { HISTORY_FILES, parseHistoryJsonl, parseHistoryMarkdown } from '../memory/history.ts';
@@ -37,7 +38,7 @@ async function readTextFile(path: string): Promise<string | null> {
   try {
     return await fsReadFile(path, 'utf8');
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errnoCode(cause) === 'ENOENT') return null;
     throw cause;
   }
 }

@@ -6,6 +6,7 @@ import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { askApproval } from './approval-flow.ts';
 import { controlPathOf, pathArguments } from './control-paths.ts';
 import type { Session } from './session.ts';
+import { journalToolWarnings } from './tool-warnings.ts';
 
 /** What one agent step allows, and how its calls are recorded. */
 export type StepGate = {
@@ -30,7 +31,7 @@ export type StepGate = {
  * once the plan was edited after approval. The run's policy (`governedPolicy`) decides next, approvals included (the
  * spec's `require_tools` is one of its rules). Last, it journals `tool.call` and marks the call in `unflushed`: the
  * tool itself, wrapped by {@link durableFirst}, makes that record durable before it acts. After the call, it
- * journals `tool.result`.
+ * journals `tool.result`, and an exec tool's `warnings` as `warning` events (see `journalToolWarnings`).
  */
 export function createToolGate(
   session: Session,
@@ -86,6 +87,7 @@ export function createToolGate(
           },
           error: outcome.error,
         });
+        journalToolWarnings(session, registry.get(call.toolName), outcome);
       }
       const halt = gate.haltAfterTool?.(call);
       return halt === undefined ? undefined : { halt };

@@ -115,6 +115,18 @@ describe('Verify file checks on regular files', () => {
     expect(notJson.evidence).toContain('progress/artifacts/report.md could not be validated');
   });
 
+  it('validate against a catastrophic pattern in linear time', async () => {
+    writeFileSync(join(progress, 'artifacts', 'v.json'), JSON.stringify(`${'a'.repeat(27)}!`));
+    const started = performance.now();
+    const schema = { type: 'string', pattern: '^(a|a)*$' };
+    const result = await runFileCheck(progress, { type: 'json_validate', path: 'artifacts/v.json', schema });
+    expect(result).toMatchObject({
+      passed: false,
+      evidence: 'progress/artifacts/v.json: (root) must match pattern "^(a|a)*$"',
+    });
+    expect(performance.now() - started).toBeLessThan(1000); // backtracking took 8 s on 27 characters
+  });
+
   it('refuse paths that leave progress/ and directories', async () => {
     for (const path of ['../outside/secret.txt', 'progress/../../outside/secret.txt', '/etc/passwd']) {
       const result = await runFileCheck(progress, { type: 'contains', path, text: 'root' });

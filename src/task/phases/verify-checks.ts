@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
-import { Ajv } from 'ajv';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
 import { readFileInScope } from '../../tools/guards/path-io.ts';
 import { openInScope } from '../../tools/guards/path-open.ts';
 import { resolveInScope } from '../../tools/guards/path-resolve.ts';
+import { createSchemaCompiler } from '../../tools/json-schema/schema-ajv.ts';
 import type { AcceptanceCheck } from '../contracts/plan.ts';
 
 /** The outcome of one deterministic acceptance check, as Verify reports it. */
@@ -51,9 +51,12 @@ export async function runFileCheck(
   return { ...validateJson(shown, text, check.schema), artifacts: [named] };
 }
 
+// One compiler for every run in the process: its ajv per dialect is built once, and each schema is dropped after use.
+let compileSchema: ReturnType<typeof createSchemaCompiler> | undefined;
+
 function validateJson(shown: string, text: string, schema: Record<string, unknown>) {
   try {
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const validate = (compileSchema ??= createSchemaCompiler())(schema);
     const valid = validate(JSON.parse(text));
     const errors = (validate.errors ?? [])
       .map((error) => `${error.instancePath || '(root)'} ${error.message}`)

@@ -96,6 +96,41 @@ describe('json_validate', () => {
     expect(outcome.error?.message).toMatch(message);
   });
 
+  it('matches a model-supplied pattern in linear time, so the tool cannot stall the process', async () => {
+    let worstGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      worstGap = Math.max(worstGap, performance.now() - last);
+      last = performance.now();
+    }, 5);
+    try {
+      const schema = { type: 'string', pattern: '^(a|a)*$' };
+      const started = performance.now();
+      const redos = await validate({ value: `${'a'.repeat(28)}!`, schema });
+      expect(redos.output).toMatchObject({
+        valid: false,
+        errors: [{ path: '/', message: 'must match pattern "^(a|a)*$"' }],
+      });
+      expect((await validate({ value: 'a'.repeat(28), schema })).output).toMatchObject({ valid: true });
+      const keys = { type: 'object', patternProperties: { '^(x+x+)+y$': { type: 'number' } } };
+      const property = await validate({
+        value: { [`${'x'.repeat(26)}y`]: 'one', ['x'.repeat(26)]: 'two' },
+        schema: keys,
+      });
+      expect(property.output).toMatchObject({ valid: false, errors: [{ message: 'must be number' }] });
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(worstGap).toBeLessThan(500);
+  });
+
+  it('refuses a pattern that needs backtracking with schema_invalid', async () => {
+    const outcome = await validate({ value: 'abc', schema: { type: 'string', pattern: '^(?=.*\\d).+$' } });
+    expect(outcome.error?.code).toBe('schema_invalid');
+    expect(outcome.error?.message).toMatch(/lookahead, lookbehind and backreferences are not supported/);
+  });
+
   it('needs exactly one value source and one schema source', async () => {
     expect((await validate({ schema: {} })).error?.code).toBe('tool_invalid_input');
     expect((await validate({ value: 1, path: 'x.json', schema: {} })).error?.code).toBe('tool_invalid_input');

@@ -1,11 +1,10 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv';
 import { z } from 'zod';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
 import { readFileInScope } from '../guards/path-io.ts';
 import type { PathRoot } from '../guards/path-roots.ts';
+import { createSchemaCompiler } from '../json-schema/schema-ajv.ts';
 import { positiveLimit } from './option-checks.ts';
 
 /** Options for {@link createJsonValidateTool}. */
@@ -32,19 +31,12 @@ export type JsonValidationError = { path: string; message: string };
 /** What `json_validate` returns. */
 export type JsonValidateOutput = { valid: boolean; errors: JsonValidationError[]; truncated: boolean };
 
-const AJV_OPTIONS: Options = {
-  allErrors: true,
-  // Schemas written by models carry descriptions, examples and vendor keywords; they are not errors here.
-  strict: false,
-  // ajv-formats is not a dependency: "format" is an annotation, not a check.
-  validateFormats: false,
-  addUsedSchema: false,
-};
-
 /**
  * `json_validate` (effects `read`, idempotent): validates a JSON value, or a JSON file inside the read roots, against
- * a JSON Schema (draft-07 by default; 2019-09 and 2020-12 by `$schema`) with ajv. A schema that does not compile
- * fails with `schema_invalid`; a value that does not match is a result, `{ valid: false, errors }`.
+ * a JSON Schema (draft-07 by default; 2019-09 and 2020-12 by `$schema`) with ajv. Its `pattern`s match in linear
+ * time (see `linearRegExp`), so a model's schema cannot stall the process. A schema that does not compile, a
+ * pattern with lookahead or a backreference among them, fails with `schema_invalid`; a value that does not match is
+ * a result, `{ valid: false, errors }`.
  *
  * @example
  * const validate = createJsonValidateTool({ roots: ['/runs/t1/progress'] });
@@ -56,7 +48,7 @@ export function createJsonValidateTool({
 }: JsonValidateToolOptions = {}): Tool<JsonValidateInput, JsonValidateOutput> {
   positiveLimit('json_validate', 'maxFileBytes', maxFileBytes);
   positiveLimit('json_validate', 'maxErrors', maxErrors);
-  const compile = createCompiler();
+  const compile = createSchemaCompiler();
   const load = async (path: string, field: string): Promise<unknown> => {
     if (!roots) throw new AgencyError('invalid_argument', `"${field}" needs read roots, and none are configured`);
     const bytes = await readFileInScope(roots, path, { maxBytes: maxFileBytes });
@@ -102,45 +94,6 @@ export function createJsonValidateTool({
       return { valid: false, errors: errors.slice(0, maxErrors), truncated: errors.length > maxErrors };
     },
   });
-}
-
-type Dialect = 'draft-07' | '2019-09' | '2020-12';
-
-// One ajv per dialect and tool: building one compiles its meta-schemas (~60 ms), compiling a schema on it ~4 ms.
-function createCompiler(): (schema: unknown) => ValidateFunction {
-  const instances = new Map<Dialect, Ajv>();
-  return (schema) => {
-    if ((typeof schema !== 'object' || schema === null || Array.isArray(schema)) && typeof schema !== 'boolean') {
-      throw new AgencyError('schema_invalid', 'The schema must be a JSON object (or true/false)');
-    }
-    const declared = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
-    const dialect: Dialect = declared.includes('2020-12')
-      ? '2020-12'
-      : declared.includes('2019-09')
-        ? '2019-09'
-        : 'draft-07';
-    let ajv = instances.get(dialect);
-    if (!ajv) {
-      ajv =
-        dialect === '2020-12'
-          ? new Ajv2020(AJV_OPTIONS)
-          : dialect === '2019-09'
-            ? new Ajv2019(AJV_OPTIONS)
-            : new Ajv(AJV_OPTIONS);
-      instances.set(dialect, ajv);
-    }
-    try {
-      return ajv.compile(schema as Record<string, unknown>);
-    } catch (error) {
-      throw new AgencyError(
-        'schema_invalid',
-        `The schema is invalid: ${errorMessage(error)}. Fix the schema and retry.`,
-      );
-    } finally {
-      // Every call brings a fresh schema object; without this, ajv's cache would keep each one forever.
-      ajv.removeSchema(schema);
-    }
-  };
 }
 
 function describe(error: ErrorObject): JsonValidationError {

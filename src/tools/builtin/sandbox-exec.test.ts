@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkSandbox, createBwrapSandbox } from '../../sandbox/index.ts';
+import { findCgroupParents } from '../../sandbox/run-cgroup.ts';
 import { createToolRegistry } from '../tool-registry.ts';
 import { createSandboxExecTool, type SandboxExecOutput, type SandboxExecToolOptions } from './sandbox-exec.ts';
 
@@ -10,6 +11,7 @@ import { createSandboxExecTool, type SandboxExecOutput, type SandboxExecToolOpti
 const bwrap = createBwrapSandbox();
 const status = await checkSandbox(bwrap);
 const skipReason = status.ok ? '' : ` (skipped: ${status.error.message})`;
+const memoryCgroup = findCgroupParents().some((parent) => parent.controllers.includes('memory'));
 
 let base: string;
 let workdir: string;
@@ -86,17 +88,45 @@ describe.skipIf(!status.ok)(`sandbox_exec under bwrap${skipReason}`, () => {
 
   it('tells the model what it left that the host must not get, and applies the configured limits', async () => {
     const script =
-      `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => "sock", Listen => 1)'; ` +
+      `mkdir sub; perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => $_, Listen => 1) for "sock", "sub/s"'; ` +
       'head -c 3M /dev/zero > big; stat -c %s big';
     const outcome = await run({ command: ['sh', '-c', script] }, { limits: { fileSizeBytes: 1 << 20 } });
     expect(outcome.output).toMatchObject({
       exit_code: 0,
       stdout: `${1 << 20}\n`,
-      quarantined: [{ path: join(workdir, 'sock'), what: 'socket', action: 'removed' }],
+      quarantined: expect.arrayContaining([
+        { path: 'sock', what: 'socket', action: 'removed' },
+        { path: 'sub/s', what: 'socket', action: 'removed' },
+      ]),
     });
-    expect(readdirSync(workdir)).toEqual(['big']);
+    expect((outcome.output as SandboxExecOutput).quarantined).toHaveLength(2);
+    expect(JSON.stringify(outcome.output)).not.toContain(workdir); // no host path for the model
+    expect(readdirSync(workdir).sort()).toEqual(['big', 'sub']);
     const clean = await run({ command: ['true'] });
     expect(clean.output).not.toHaveProperty('quarantined');
+  });
+
+  it.skipIf(!memoryCgroup)('tells the model when the memory limit of the whole sandbox ended a process', async () => {
+    const hogs = `for i in 1 2 3; do perl -e 'vec($x, (48<<20)-1, 8) = 1; sleep 1' & done; wait`;
+    const limits = { memoryBytes: 512 << 20, totalMemoryBytes: 64 << 20 };
+    const outcome = await run({ command: ['sh', '-c', hogs] }, { limits });
+    expect((outcome.output as SandboxExecOutput).limits_reached).toEqual([
+      `memory: the sandbox's processes together reached totalMemoryBytes (${64 << 20} bytes), and the kernel ended at least one of them`,
+    ]);
+    expect(outcome.output).not.toHaveProperty('warnings');
+  });
+
+  it('stops a command that writes more than the disk limit, and says why', async () => {
+    const fill = 'for i in $(seq 1 100); do head -c 1M /dev/zero > f$i; done; echo DONE';
+    const outcome = await run({ command: ['sh', '-c', fill] }, { limits: { diskBytes: 8 << 20 } });
+    expect(outcome.output).toMatchObject({
+      stdout: '',
+      limits_reached: [
+        `disk: the command added more than diskBytes (${8 << 20} bytes) to its writable folders and was stopped; ` +
+          'delete what it does not need, or write less',
+      ],
+    });
+    expect(readdirSync(workdir).length).toBeLessThan(100);
   });
 
   it('takes a command line only when the harness configures a shell', async () => {

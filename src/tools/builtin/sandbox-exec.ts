@@ -2,9 +2,14 @@ import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
 import { runSandboxed } from '../../sandbox/run-sandboxed.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import type { QuarantinedFile } from '../../sandbox/scan-output.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
+import {
+  type ExecEnvironmentOptions,
+  type RunReport,
+  resolveSandbox,
+  runEnvironment,
+  runReport,
+} from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';
 
 /** Options for {@link createSandboxExecTool}. */
@@ -34,7 +39,7 @@ export type SandboxExecInput = {
 };
 
 /** What `sandbox_exec` returns. A non-zero exit or a timeout is a result, not an error. */
-export type SandboxExecOutput = {
+export type SandboxExecOutput = RunReport & {
   /** Null when the command was killed by a signal (for example on timeout). */
   exit_code: number | null;
   signal: string | null;
@@ -44,13 +49,6 @@ export type SandboxExecOutput = {
   /** stdout or stderr went over its limit and was cut. */
   truncated: boolean;
   duration_ms: number;
-  /**
-   * Present when the command left setuid/setgid files, FIFOs, sockets or device nodes in the writable paths: what
-   * each was and what agency did (bits stripped, entry removed).
-   */
-  quarantined?: QuarantinedFile[];
-  /** Present (true) when there were too many files to check them all for the above. */
-  scan_incomplete?: boolean;
 };
 
 /**
@@ -107,7 +105,7 @@ export function createSandboxExecTool(options: SandboxExecToolOptions): Tool<San
         stdoutLimitBytes,
         stderrLimitBytes,
         signal,
-        stdin: input.stdin,
+        ...(input.stdin === undefined ? {} : { stdin: input.stdin }),
       });
       return {
         exit_code: result.exitCode,
@@ -117,7 +115,7 @@ export function createSandboxExecTool(options: SandboxExecToolOptions): Tool<San
         timed_out: result.timedOut,
         truncated: result.stdoutTruncated || result.stderrTruncated,
         duration_ms: Math.round(result.durationMs),
-        ...scanReport(result),
+        ...runReport(result, environment),
       };
     },
   });

@@ -115,9 +115,26 @@ describe.skipIf(!status.ok)(`test_runner quarantine${skipReason}`, () => {
     const outcome = await run({});
     expect(outcome.output).toMatchObject({
       passed: true,
-      quarantined: [{ path: join(workdir, 'sock'), what: 'socket', action: 'removed' }],
+      quarantined: [{ path: 'sock', what: 'socket', action: 'removed' }],
     });
     expect(readdirSync(workdir)).toEqual(['sock.test.mjs']);
+  });
+});
+
+describe.skipIf(!status.ok)(`test_runner disk limit${skipReason}`, () => {
+  it('fails a run stopped at the disk limit, and says so in the summary', async () => {
+    writeFileSync(
+      join(workdir, 'fill.test.mjs'),
+      `import test from 'node:test';\nimport { writeFileSync } from 'node:fs';\n` +
+        `test('fills the disk', async () => { for (let i = 0; i < 200; i++) { ` +
+        `writeFileSync('f' + i, Buffer.alloc(1 << 20, 1)); await new Promise((r) => setTimeout(r, 2)); } });\n`,
+    );
+    const outcome = await run({}, { limits: { diskBytes: 16 << 20 } });
+    expect(outcome.output).toMatchObject({
+      passed: false,
+      summary: "stopped: the tests wrote more than the sandbox's disk limit",
+      limits_reached: [expect.stringMatching(/^disk: the command added more than diskBytes/)],
+    });
   });
 });
 

@@ -2,9 +2,15 @@ import { z } from 'zod';
 import { AgencyError } from '../../core/errors.ts';
 import { type RunSandboxedResult, runSandboxed } from '../../sandbox/run-sandboxed.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import type { QuarantinedFile } from '../../sandbox/scan-output.ts';
 import { defineTool, type Tool } from '../define-tool.ts';
-import { type ExecEnvironmentOptions, resolveSandbox, runEnvironment, scanReport } from './exec-options.ts';
+import {
+  type ExecEnvironmentOptions,
+  type RunEnvironment,
+  type RunReport,
+  resolveSandbox,
+  runEnvironment,
+  runReport,
+} from './exec-options.ts';
 import { positiveLimit } from './option-checks.ts';
 import { formatTestCounts, lastLines, parseTestCounts } from './test-summary.ts';
 
@@ -30,7 +36,7 @@ export type TestRunnerToolOptions = ExecEnvironmentOptions & {
 };
 
 /** What `test_runner` returns. The governed runner's Verify phase reads `passed` and `summary`. */
-export type TestRunnerOutput = {
+export type TestRunnerOutput = RunReport & {
   /** Exit code 0 and no timeout. */
   passed: boolean;
   exit_code: number | null;
@@ -41,10 +47,6 @@ export type TestRunnerOutput = {
   timed_out: boolean;
   /** Output went over `outputLimitBytes` and was cut; the summary may be missing. */
   truncated: boolean;
-  /** Present when the run left setuid/setgid files, FIFOs, sockets or device nodes: what agency did to each. */
-  quarantined?: QuarantinedFile[];
-  /** Present (true) when there were too many files to check them all. */
-  scan_incomplete?: boolean;
 };
 
 const FILTER = /^(?!-)[^\x00-\x1f\x7f]{1,200}$/;
@@ -95,27 +97,34 @@ export function createTestRunnerTool(
         stderrLimitBytes: outputLimitBytes,
         signal,
       });
-      return report(result, { timeoutMs, tailLines });
+      return report(result, { timeoutMs, tailLines, environment });
     },
   });
 }
 
-function report(result: RunSandboxedResult, { timeoutMs, tailLines }: { timeoutMs: number; tailLines: number }) {
+function report(
+  result: RunSandboxedResult,
+  { timeoutMs, tailLines, environment }: { timeoutMs: number; tailLines: number; environment: RunEnvironment },
+) {
   const output = [result.stdout, result.stderr].filter((part) => part !== '').join('\n');
   const counts = parseTestCounts(output);
   const tail = lastLines(output, tailLines);
+  const sofar = counts ? ` (${formatTestCounts(counts)} so far)` : '';
+  const diskFull = result.limitsReached.includes('diskBytes');
   const summary = result.timedOut
-    ? `timed out after ${timeoutMs} ms${counts ? ` (${formatTestCounts(counts)} so far)` : ''}`
-    : counts
-      ? formatTestCounts(counts)
-      : lastLines(output, 5) || `exit code ${String(result.exitCode)}, no output`;
+    ? `timed out after ${timeoutMs} ms${sofar}`
+    : diskFull
+      ? `stopped: the tests wrote more than the sandbox's disk limit${sofar}`
+      : counts
+        ? formatTestCounts(counts)
+        : lastLines(output, 5) || `exit code ${String(result.exitCode)}, no output`;
   return {
-    passed: result.exitCode === 0 && !result.timedOut,
+    passed: result.exitCode === 0 && !result.timedOut && !diskFull,
     exit_code: result.exitCode,
     summary,
     output_tail: tail.length > MAX_TAIL_CHARS ? tail.slice(-MAX_TAIL_CHARS) : tail,
     timed_out: result.timedOut,
     truncated: result.stdoutTruncated || result.stderrTruncated,
-    ...scanReport(result),
+    ...runReport(result, environment),
   };
 }
