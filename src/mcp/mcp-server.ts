@@ -64,9 +64,12 @@ export function createMcpServer(options: McpServerOptions): AgencyMcpServer {
     const declared = Object.assign({}, ...capabilities.map((capability) => capability.capabilities));
     // The low-level Server, not McpServer: agency tools already carry JSON Schemas, and McpServer wants zod.
     const server = new Server({ name, version }, { capabilities: declared, ...(instructions ? { instructions } : {}) });
-    for (const capability of capabilities) capability.install(server);
+    const cleanups = capabilities.map((capability) => capability.install(server));
     sessions.add(server);
-    server.onclose = () => sessions.delete(server);
+    server.onclose = () => {
+      sessions.delete(server);
+      for (const cleanup of cleanups) cleanup?.();
+    };
     return server;
   };
 
