@@ -287,11 +287,20 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
         });
       const frames = await framesOf(record);
       const lastFinish = frames.findLast((frame) => frame.type === 'finish')?.seq ?? 0;
+      // Asked after the frames were read: where the frames of the run live here begin. Its finish is the first at or
+      // after that, whether or not it is on file yet, and even while the run still holds the task as it lets go.
+      const since = queue.isQueued(id) ? undefined : queue.liveSince(id);
       const active = () => queue.isQueued(id) || queue.isLive(id);
       // A run in progress ends with a finish still to come; a finished one with the last finish on file.
-      const endAt = active() || record.owner?.alive ? lastFinish + 1 : lastFinish;
-      if (endAt > 0 && endAt === lastFinish && after >= lastFinish) return (async function* () {})();
-      return followUntilEnd(record.paths.events, after, signal, endAt, () => queue.isQueued(id));
+      const endAt = since ?? (active() || record.owner?.alive ? lastFinish + 1 : lastFinish);
+      // The stream ends once the run has let go of the task, so a client that saw it end can resume the task.
+      const letGo = () => queue.settled(id);
+      const end = frames.find((frame) => frame.type === 'finish' && frame.seq >= endAt)?.seq;
+      if (endAt > 0 && end !== undefined && after >= end) {
+        await letGo();
+        return (async function* () {})();
+      }
+      return followUntilEnd(record.paths.events, after, signal, endAt, () => queue.isQueued(id), letGo);
     },
 
     result: async (id, view) => resultOf(await recordOf(id), view),
@@ -477,13 +486,15 @@ function matches(summary: TaskSummary, filter: readonly TaskFilter[]): boolean {
 }
 
 // Follows the journal from `after`. It ends after the `finish` frame at `endAt` or later (earlier finishes belong to
-// runs since resumed), unless a resume of the task is queued by then, in which case it waits for that run's finish.
+// runs since resumed) and once the run has let go of the task, unless a resume of the task is queued by then, in
+// which case it waits for that run's finish.
 async function* followUntilEnd(
   file: string,
   after: number,
   signal: AbortSignal | undefined,
   endAt: number,
   resumeQueued: () => boolean,
+  letGo: () => Promise<unknown>,
 ): AsyncGenerator<EventFrame> {
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -492,7 +503,10 @@ async function* followUntilEnd(
     for await (const frame of followJournal(file, { fromSeq: after, signal: controller.signal, pollIntervalMs: 100 })) {
       yield frame;
       if (frame.type !== 'finish' || frame.seq < endAt) continue;
-      if (!resumeQueued()) return;
+      if (!resumeQueued()) {
+        await letGo();
+        return;
+      }
       endAt = frame.seq + 1;
     }
   } finally {
