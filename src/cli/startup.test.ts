@@ -33,7 +33,7 @@ async function loadedBy(
 describe('agency start-up', () => {
   it.each([
     [[], 'agency'],
-    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop', 'serve'].map(
+    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop', 'serve', 'mcp'].map(
       (command) => [[command], command] as [string[], string],
     ),
   ])('%j --help prints what it always has', async (args, fixture) => {

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError, errorMessage } from '../core/errors.ts';
+import type { NamedToken } from '../server/auth.ts';
 import { createSessionStore, type SessionStore } from './http-sessions.ts';
 import { checkRequest, hostnameOf, originOf, type RequestGuard } from './request-guard.ts';
 
@@ -24,8 +26,13 @@ export type McpHttpOptions = {
    * @default the server's own loopback origins, e.g. 'http://127.0.0.1:3333'
    */
   allowedOrigins?: readonly string[];
-  /** When set, every request needs `Authorization: Bearer <token>`. */
-  token?: string;
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` with one of these tokens, compared in constant time.
+   * The token's `name` is the principal its requests act as (governed tasks sign decisions with it), and a session
+   * belongs to the principal that started it.
+   * @example [{ name: 'ana', token: process.env.ANA_TOKEN }]
+   */
+  tokens?: readonly NamedToken[];
   /** @default 4194304 (4 MiB) */
   maxBodyBytes?: number;
   /** Live sessions; beyond it the longest-idle one is ended, or the request refused with 503. @default 100 */
@@ -50,7 +57,7 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
  * @throws AgencyError `invalid_argument` when binding beyond loopback without `allowedHosts`.
  */
 export async function listenMcpHttp(newSession: () => Server, options: McpHttpOptions = {}): Promise<McpHttpListener> {
-  const { host = '127.0.0.1', port = 0, path = '/mcp', token, maxBodyBytes = 4 * 1024 * 1024 } = options;
+  const { host = '127.0.0.1', port = 0, path = '/mcp', tokens, maxBodyBytes = 4 * 1024 * 1024 } = options;
   const { maxSessions = 100, sessionIdleMs = 30 * 60_000 } = options;
   const bindName = hostnameOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host) ?? host;
   if (options.allowedHosts === undefined && !LOOPBACK.includes(bindName) && !/^127\./.test(host)) {
@@ -60,9 +67,10 @@ export async function listenMcpHttp(newSession: () => Server, options: McpHttpOp
       { details: { field: 'allowedHosts' } },
     );
   }
+  checkTokens(tokens);
   const allowedHosts = new Set<string>();
   const allowedOrigins = new Set<string>();
-  const guard: RequestGuard = { allowedHosts, allowedOrigins, ...(token ? { token } : {}) };
+  const guard: RequestGuard = { allowedHosts, allowedOrigins, ...(tokens ? { tokens } : {}) };
   const sessions = createSessionStore({ newSession, maxSessions, idleMs: sessionIdleMs });
   const handle = createHandler({ guard, path, maxBodyBytes, sessions });
   const http = createServer((req, res) => {
@@ -99,23 +107,47 @@ function createHandler(options: { guard: RequestGuard; path: string; maxBodyByte
   const { guard, path, maxBodyBytes, sessions } = options;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { host, origin, authorization } = req.headers;
-    const refusal = checkRequest({ host, origin, authorization }, guard);
-    if (refusal) return reply(res, refusal.status, refusal.message);
+    const checked = checkRequest({ host, origin, authorization }, guard);
+    if (!checked.ok) return reply(res, checked.status, checked.message);
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reply(res, 404, 'Not found');
     const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : { ok: true as const, value: undefined };
     if (!body.ok) return reply(res, body.status, body.message, body.code);
+    const { principal } = checked;
+    // The SDK hands `req.auth` to request handlers as `extra.authInfo`; the secret itself stays here.
+    if (principal !== undefined)
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = {
+        token: '',
+        clientId: principal,
+        scopes: [],
+        extra: { principal },
+      };
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      if (await sessions.serve(id, req, res, body.value)) return;
+      const served = await sessions.serve(id, req, res, body.value, principal);
+      if (served === 'served') return;
+      if (served === 'forbidden') return reply(res, 403, 'Forbidden: this session belongs to another token');
       return reply(res, 404, 'Session not found: start a new one with an initialize request');
     }
     if (req.method !== 'POST' || !isInitializeRequest(body.value)) {
       return reply(res, 400, 'Bad request: send an initialize request first, then the Mcp-Session-Id it returns');
     }
-    if (await sessions.initialize(req, res, body.value)) return;
+    if (await sessions.initialize(req, res, body.value, principal)) return;
     res.setHeader('retry-after', '5');
     reply(res, 503, 'Too many MCP sessions; retry later');
   };
+}
+
+function checkTokens(tokens: readonly NamedToken[] | undefined): void {
+  if (tokens === undefined) return;
+  const bad = tokens.findIndex((entry) => !entry?.name?.trim() || typeof entry.token !== 'string' || !entry.token);
+  if (tokens.length === 0 || bad >= 0)
+    throw new AgencyError(
+      'invalid_argument',
+      tokens.length === 0
+        ? '"tokens" is empty: give at least one { name, token }, or leave it out to serve without a token'
+        : `"tokens.${bad}" needs a non-empty "name" and "token"`,
+      { details: { field: tokens.length === 0 ? 'tokens' : `tokens.${bad}` } },
+    );
 }
 
 type Body = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string; code: number };

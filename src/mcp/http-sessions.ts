@@ -5,14 +5,29 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 
 /** The live MCP sessions of one HTTP listener, each with its own SDK server and transport. */
 export type SessionStore = {
-  /** Serves a request of an existing session; false when the id is unknown. */
-  serve(id: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>;
-  /** Starts a session with an initialize request; false when the store is full of busy sessions. */
-  initialize(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>;
+  /**
+   * Serves a request of an existing session: `unknown` when the id is not a live session, `forbidden` when the session
+   * was started by another principal (the name of another token).
+   */
+  serve(
+    id: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    principal: string | undefined,
+  ): Promise<'served' | 'unknown' | 'forbidden'>;
+  /** Starts a session for `principal` with an initialize request; false when the store is full of busy sessions. */
+  initialize(req: IncomingMessage, res: ServerResponse, body: unknown, principal: string | undefined): Promise<boolean>;
   close(): Promise<void>;
 };
 
-type Session = { transport: StreamableHTTPServerTransport; server: Server; active: number; lastSeen: number };
+type Session = {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  principal: string | undefined;
+  active: number;
+  lastSeen: number;
+};
 
 /**
  * Creates the session store. A session ends on `DELETE`; when no request has started or finished for `idleMs` and
@@ -41,19 +56,20 @@ export function createSessionStore(options: {
   sweep.unref();
 
   return {
-    async serve(id, req, res, body) {
+    async serve(id, req, res, body, principal) {
       const session = sessions.get(id);
-      if (!session) return false;
+      if (!session) return 'unknown';
+      if (session.principal !== principal) return 'forbidden';
       await handle(session, req, res, body);
-      return true;
+      return 'served';
     },
-    async initialize(req, res, body) {
+    async initialize(req, res, body, principal) {
       if (sessions.size >= maxSessions) {
         const idle = longestIdle(sessions);
         if (!idle) return false;
         end(idle);
       }
-      const session = await open(newSession, sessions);
+      const session = await open(newSession, sessions, principal);
       await handle(session, req, res, body);
       // An initialize request the transport refused leaves no session behind.
       if (session.transport.sessionId === undefined) await session.server.close();
@@ -67,7 +83,11 @@ export function createSessionStore(options: {
   };
 }
 
-async function open(newSession: () => Server, sessions: Map<string, Session>): Promise<Session> {
+async function open(
+  newSession: () => Server,
+  sessions: Map<string, Session>,
+  principal: string | undefined,
+): Promise<Session> {
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
@@ -75,7 +95,7 @@ async function open(newSession: () => Server, sessions: Map<string, Session>): P
     },
   });
   const server = newSession();
-  const session: Session = { transport, server, active: 0, lastSeen: Date.now() };
+  const session: Session = { transport, server, principal, active: 0, lastSeen: Date.now() };
   await server.connect(transport);
   // Chained after connect, which installs the transport's own close handling.
   const onclose = transport.onclose;

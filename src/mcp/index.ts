@@ -1,4 +1,4 @@
-// agency/mcp: use the tools of MCP servers as agency tools, and serve agency tools to MCP clients.
+// agency/mcp: use the tools of MCP servers as agency tools, and serve agency tools and governed tasks to MCP clients.
 
 // client
 export type { McpTransportOptions } from './client-session.ts';
@@ -11,4 +11,6 @@ export { assignToolNames, NAME_SEPARATOR } from './tool-names.ts';
 // server
 export type { McpHttpListener, McpHttpOptions } from './http-server.ts';
 export { type AgencyMcpServer, createMcpServer, type McpServerOptions } from './mcp-server.ts';
+export type { McpTasksOptions } from './tasks-capability.ts';
+export type { FollowEnd, FollowResult } from './follow-task.ts';
 export { ERROR_CODE_META } from './tool-outcome-result.ts';

@@ -234,21 +234,46 @@ describe('HTTP limits', () => {
     }
   });
 
-  it('requires the bearer token when one is set', async () => {
-    const guarded = await server.listenHttp({ token: 's3cret' });
+  it('requires a bearer token when tokens are set, and keeps each session to the token that started it', async () => {
+    const guarded = await server.listenHttp({
+      tokens: [
+        { name: 'ana', token: 's3cret' },
+        { name: 'bo', token: 'other-s3cret' },
+      ],
+    });
     try {
       const anonymous = new Client({ name: 'anon', version: '1' });
       await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(guarded.url)))).rejects.toThrow();
       const authorized = new Client({ name: 'auth', version: '1' });
-      await authorized.connect(
-        new StreamableHTTPClientTransport(new URL(guarded.url), {
-          requestInit: { headers: { authorization: 'Bearer s3cret' } },
-        }),
-      );
+      const transport = new StreamableHTTPClientTransport(new URL(guarded.url), {
+        requestInit: { headers: { authorization: 'Bearer s3cret' } },
+      });
+      await authorized.connect(transport);
       expect((await authorized.listTools()).tools).toHaveLength(3);
+      const before = probeCalls;
+
+      // Another valid token cannot ride on Ana's session.
+      const hijack = await fetch(guarded.url, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer other-s3cret',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId!,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify(callProbe(99)),
+      });
+      expect(hijack.status).toBe(403);
+      expect(probeCalls).toBe(before);
       await authorized.close();
     } finally {
       await guarded.close();
     }
+  });
+
+  it('refuses an empty token list rather than serving without one', async () => {
+    await expect(server.listenHttp({ tokens: [] })).rejects.toThrow(/"tokens" is empty/);
+    await expect(server.listenHttp({ tokens: [{ name: '', token: 'x' }] })).rejects.toThrow(/tokens\.0/);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerOf, matchToken, type NamedToken } from '../server/auth.ts';
 
 /** What an HTTP request is checked against before it reaches the MCP transport. */
 export type RequestGuard = {
@@ -6,36 +6,44 @@ export type RequestGuard = {
   allowedHosts: ReadonlySet<string>;
   /** Origins (`scheme://host[:port]`) a browser may send requests from. Requests without `Origin` are not browsers'. */
   allowedOrigins: ReadonlySet<string>;
-  /** When set, every request needs `Authorization: Bearer <token>`. */
-  token?: string;
+  /** When set, every request needs `Authorization: Bearer <token>` with one of these tokens. */
+  tokens?: readonly NamedToken[];
 };
 
 /** Why a request was refused. */
-export type Refusal = { status: 403 | 401; message: string };
+export type Refusal = { ok: false; status: 403 | 401; message: string };
+
+/** A request let through, with the name of the token it carried (undefined when no tokens are required). */
+export type Admission = { ok: true; principal: string | undefined };
 
 /**
  * Checks the `Host` and `Origin` headers (DNS-rebinding protection: a page on `evil.example` that resolves to
- * 127.0.0.1 still sends `Host: evil.example` and its own `Origin`), then the bearer token.
- * @returns the refusal, or undefined when the request may proceed.
+ * 127.0.0.1 still sends `Host: evil.example` and its own `Origin`), then the bearer token, compared in constant time
+ * as `agency serve` compares it (`matchToken`).
+ * @returns the refusal, or the admission with the token's name.
  */
 export function checkRequest(
   headers: { host?: string | undefined; origin?: string | undefined; authorization?: string | undefined },
   guard: RequestGuard,
-): Refusal | undefined {
+): Refusal | Admission {
   const host = hostnameOf(headers.host);
   if (host === undefined || !guard.allowedHosts.has(host)) {
-    return { status: 403, message: `Forbidden: Host ${JSON.stringify(headers.host ?? '')} is not allowed` };
+    const message = `Forbidden: Host ${JSON.stringify((headers.host ?? '').slice(0, 100))} is not allowed`;
+    return { ok: false, status: 403, message };
   }
   if (headers.origin !== undefined) {
     const origin = originOf(headers.origin);
     if (origin === undefined || !guard.allowedOrigins.has(origin)) {
-      return { status: 403, message: `Forbidden: Origin ${JSON.stringify(headers.origin)} is not allowed` };
+      const message = `Forbidden: Origin ${JSON.stringify(headers.origin.slice(0, 100))} is not allowed`;
+      return { ok: false, status: 403, message };
     }
   }
-  if (guard.token !== undefined && !bearerMatches(headers.authorization, guard.token)) {
-    return { status: 401, message: 'Unauthorized: send "Authorization: Bearer <token>"' };
-  }
-  return undefined;
+  if (guard.tokens === undefined) return { ok: true, principal: undefined };
+  const bearer = bearerOf(headers.authorization);
+  const principal = bearer === undefined ? undefined : matchToken(bearer, guard.tokens);
+  if (principal === undefined)
+    return { ok: false, status: 401, message: 'Unauthorized: send "Authorization: Bearer <token>" with a valid token' };
+  return { ok: true, principal };
 }
 
 /** The host name of a `Host` header value, lower case, without the port; undefined when malformed. */
@@ -57,11 +65,4 @@ export function originOf(origin: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  // Hashing first makes the comparison constant-time whatever the lengths.
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), digest(token));
 }

@@ -1,73 +1,109 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type Tool as McpToolDescriptor,
   type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError } from '../core/errors.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import { runToolCall } from '../tools/run-tool-call.ts';
 import { outcomeToCallToolResult, toolDescriptor } from './tool-outcome-result.ts';
 
+/** What a request handler of a session gets from the SDK: the abort signal, auth info, progress token, notifier. */
+export type McpRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 /**
- * Something the MCP server offers, installed on every session. Tools are the first; governed tasks and approvals
- * will be others, each declaring its capabilities and request handlers the same way.
+ * Something the MCP server offers, installed on every session: its capabilities, its request handlers, and a cleanup
+ * run when the session ends. Tools are one; governed tasks (tools, resources and notifications) are another.
  */
 export type McpCapability = {
   readonly capabilities: ServerCapabilities;
-  install(server: Server): void;
+  install(server: Server): void | (() => void);
 };
 
-/** The tools capability: a registry of agency tools, listed and called through `runToolCall`. */
+/** A tool the server answers itself, with the request's context (who asks, its progress token, its signal). */
+export type McpToolEntry = {
+  readonly descriptor: McpToolDescriptor;
+  call(args: Record<string, unknown>, extra: McpRequestExtra): Promise<CallToolResult>;
+};
+
+/** The tools capability: agency tools, called through `runToolCall`, and the server's own tool entries. */
 export type ToolsCapability = McpCapability & {
   register(tools: readonly Tool[]): void;
+  /** Adds tool entries; names are shared with agency tools and must be unique. */
+  add(entries: readonly McpToolEntry[]): void;
+  /** The agency tools registered, sorted by name. */
   list(): readonly Tool[];
 };
 
 /** Creates the tools capability. `onChange` runs after tools are registered, to notify live sessions. */
 export function createToolsCapability(onChange: () => void): ToolsCapability {
-  const byName = new Map<string, Tool>();
-  let sorted: readonly Tool[] = [];
+  const byName = new Map<string, McpToolEntry>();
+  const agencyTools = new Map<string, Tool>();
+  let sorted: readonly McpToolEntry[] = [];
+  let sortedTools: readonly Tool[] = [];
+
+  const addEntries = (entries: readonly McpToolEntry[]) => {
+    const seen = new Set<string>();
+    for (const { descriptor } of entries) {
+      if (byName.has(descriptor.name) || seen.has(descriptor.name)) {
+        throw new AgencyError(
+          'tool_definition_invalid',
+          `Two tools are named "${descriptor.name}"; tool names must be unique`,
+          { details: { tool: descriptor.name } },
+        );
+      }
+      seen.add(descriptor.name);
+    }
+    for (const entry of entries) byName.set(entry.descriptor.name, entry);
+    sorted = [...byName.values()].sort((a, b) => compare(a.descriptor.name, b.descriptor.name));
+    if (entries.length > 0) onChange();
+  };
+
   return {
     capabilities: { tools: { listChanged: true } },
     register(tools) {
-      const seen = new Set<string>();
-      for (const tool of tools) {
-        if (byName.has(tool.name) || seen.has(tool.name)) {
-          throw new AgencyError(
-            'tool_definition_invalid',
-            `Two tools are named "${tool.name}"; tool names must be unique`,
-            {
-              details: { tool: tool.name },
-            },
-          );
-        }
-        seen.add(tool.name);
-      }
-      for (const tool of tools) byName.set(tool.name, tool);
-      sorted = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      if (tools.length > 0) onChange();
+      addEntries(tools.map(agencyToolEntry));
+      for (const tool of tools) agencyTools.set(tool.name, tool);
+      sortedTools = [...agencyTools.values()].sort((a, b) => compare(a.name, b.name));
     },
-    list: () => sorted,
+    add: addEntries,
+    list: () => sortedTools,
     install(server) {
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: sorted.map(toolDescriptor) }));
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: sorted.map((entry) => entry.descriptor) }));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: input = {} } = request.params;
-        const tool = byName.get(name);
+        const entry = byName.get(name);
         // An unknown tool is a protocol error in MCP, unlike bad arguments, which the model should see and fix.
-        if (!tool) {
-          const names = sorted.map((t) => t.name).join(', ') || '(none)';
+        if (!entry) {
+          const names = sorted.map((item) => item.descriptor.name).join(', ') || '(none)';
           throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". Available tools: ${names}`);
         }
-        const outcome = await runToolCall(
-          tool,
-          { toolCallId: `mcp_${String(extra.requestId)}`, toolName: name, input },
-          { signal: extra.signal },
-        );
-        return outcomeToCallToolResult(outcome);
+        return entry.call(input, extra);
       });
     },
   };
 }
+
+function agencyToolEntry(tool: Tool): McpToolEntry {
+  return {
+    descriptor: toolDescriptor(tool),
+    async call(input, extra) {
+      const outcome = await runToolCall(
+        tool,
+        { toolCallId: `mcp_${String(extra.requestId)}`, toolName: tool.name, input },
+        { signal: extra.signal },
+      );
+      return outcomeToCallToolResult(outcome);
+    },
+  };
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

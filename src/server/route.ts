@@ -37,18 +37,19 @@ export function honoPath(path: string): string {
 
 /**
  * Parses a value with a schema, or throws `invalid_argument` naming the first bad field (`where.field: message`),
- * which the API reports as a 400 `validation_error` with `details.field`.
+ * which the API reports as a 400 `validation_error` with `details.field`. A problem with the value as a whole (an
+ * unknown top-level field, a value that is not an object) is named `whole`.
  */
-export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: string, whole = where || 'body'): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const field = [where, ...issue.path.map(String)].filter(Boolean).join('.');
+  const field = [where, ...issue.path.map(String)].filter(Boolean).join('.') || whole;
   const message =
     issue.code === 'unrecognized_keys'
       ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
       : issue.message;
-  throw new AgencyError('invalid_argument', `${field || where}: ${message}`, {
-    details: { field: field || where, issues: parsed.error.issues.length },
+  throw new AgencyError('invalid_argument', `${field}: ${message}`, {
+    details: { field, issues: parsed.error.issues.length },
   });
 }

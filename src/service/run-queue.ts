@@ -10,10 +10,14 @@ export type QueuedRun =
   | { kind: 'start'; id: string; root: string; spec: TaskSpec }
   | { kind: 'resume'; id: string; root: string; budgets?: Budgets; by: string };
 
-/** A run in progress in this process; `stopAsked` holds a stop asked for before the run was open. */
+/**
+ * A run in progress in this process; `stopAsked` holds a stop asked for before the run was open, `firstSeq` the seq
+ * of the first frame it journaled (where its frames begin).
+ */
 type LiveRun = {
   runner?: Runner;
   retrying: boolean;
+  firstSeq?: number;
   stopAsked?: 'stopped' | 'cancelled';
   done: Promise<DoTaskResult | undefined>;
 };
@@ -39,6 +43,8 @@ export type RunQueue = {
   isQueued(id: string): boolean;
   isLive(id: string): boolean;
   isRetrying(id: string): boolean;
+  /** The seq of the first frame the task's live run journaled; undefined before its first, or when not live. */
+  liveSince(id: string): number | undefined;
   /** Asks a live run to stop; false when it is not live here. */
   stop(id: string, reason: 'stopped' | 'cancelled'): boolean;
   /** Resolves when the task's current or queued run ends (undefined when it ended without a result). */
@@ -97,6 +103,7 @@ export function createRunQueue({
     const off = runner.subscribe(run.id, (frame) => {
       if (frame.type === 'warning' && frame.data?.retry !== undefined) entry.retrying = true;
       else if (frame.type === 'usage.delta' || frame.type === 'finish') entry.retrying = false;
+      entry.firstSeq ??= frame.seq;
       onFrame?.(frame, run.id);
     });
     try {
@@ -129,6 +136,7 @@ export function createRunQueue({
     isQueued: (id) => queue.some((run) => run.id === id),
     isLive: (id) => live.has(id),
     isRetrying: (id) => live.get(id)?.retrying === true,
+    liveSince: (id) => live.get(id)?.firstSeq,
     stop(id, reason) {
       const entry = live.get(id);
       if (!entry) return false;

@@ -100,7 +100,9 @@ export function statusOf(record: TaskRecord, live: LiveView): TaskStatus {
   const { state } = record;
   if (!state) {
     if (record.request?.start_error) return 'failed';
-    return record.request?.hold ? 'created' : record.spec ? 'interrupted' : 'queued';
+    // A run that wrote its spec but not yet its state, live here or in the process holding its lock, is starting.
+    const starting = live.live || record.owner?.alive === true;
+    return record.request?.hold ? 'created' : record.spec ? (starting ? 'running' : 'interrupted') : 'queued';
   }
   const open = state.status === 'running' || state.status === 'waiting_approval';
   if (open && !live.live && !record.owner?.alive) return 'interrupted';

@@ -288,14 +288,19 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
           details: { field: 'after' },
         });
       const lastFinish = await lastSeqOfType(record.paths.events, 'finish');
+      // Asked after the journal's end was read: where the frames of the run live here begin. Its finish is the first
+      // at or after that, whether or not it is on file yet, and even while the run still holds the task as it lets go.
+      const since = queue.isQueued(id) ? undefined : queue.liveSince(id);
       const active = () => queue.isQueued(id) || queue.isLive(id);
       // A run in progress ends with a finish still to come; a finished one with the last finish on file.
-      const endAt = active() || record.owner?.alive ? lastFinish + 1 : lastFinish;
-      if (endAt > 0 && endAt === lastFinish && after >= lastFinish) return (async function* () {})();
-      return followUntilEnd(hub, record.paths.events, after, signal, endAt, {
-        resumeQueued: () => queue.isQueued(id),
-        settled: () => queue.settled(id),
-      });
+      const endAt = since ?? (active() || record.owner?.alive ? lastFinish + 1 : lastFinish);
+      // The stream ends once the run has let go of the task, so a client that saw it end can resume the task.
+      const run = { resumeQueued: () => queue.isQueued(id), settled: () => queue.settled(id) };
+      if (endAt > 0 && lastFinish >= endAt && after >= lastFinish) {
+        await run.settled();
+        return (async function* () {})();
+      }
+      return followUntilEnd(hub, record.paths.events, after, signal, endAt, run);
     },
 
     result: async (id, view) => resultOf(await recordOf(id), view),
@@ -481,9 +486,9 @@ function matches(summary: TaskSummary, filter: readonly TaskFilter[]): boolean {
 }
 
 // Follows the journal from `after`. It ends after the `finish` frame at `endAt` or later (earlier finishes belong to
-// runs since resumed), unless a resume of the task is queued by then, in which case it waits for that run's finish.
-// It ends once the run has settled too: the runner writes state.json after journaling its finish, and a client told
-// the stream is over asks for the result next.
+// runs since resumed) and once the run has let go of the task (the runner writes state.json after journaling its
+// finish, and a client told the stream is over asks for the result or resumes next), unless a resume of the task is
+// queued by then, in which case it waits for that run's finish.
 async function* followUntilEnd(
   hub: JournalHub,
   file: string,

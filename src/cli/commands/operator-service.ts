@@ -1,0 +1,65 @@
+import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
+import { priceEntries } from '../../core/price-override.ts';
+import { requireApprovalFor } from '../../policy/tool-rules.ts';
+import type { AgencyRoot } from '../../service/agency-root.ts';
+import type { ServiceLogger } from '../../service/service-logger.ts';
+import { createTaskService, type TaskService } from '../../service/task-service.ts';
+import { checkTaskFolder } from '../../task/layout.ts';
+import { createRunner } from '../../task/runner.ts';
+import { type OperatorFlags, type OperatorSettings, readOperatorSettings } from '../operator-config.ts';
+import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
+import { cliTaskTools, narrowToOperator, readTaskConfig, taskConfigPath } from '../task-config.ts';
+
+/** The options `agency serve` and `agency mcp` share: the models clients may use and how runs are held. */
+export type ServiceCommandOptions = {
+  model?: string;
+  allowModel?: string[];
+  allowAutoApprovals?: boolean;
+  maxRuns?: number;
+  price?: Array<[modelId: string, price: ModelPrice]>;
+} & OperatorFlags;
+
+/**
+ * Opens the task service over a data root as `agency serve` and `agency mcp` run it: runs are held to the operator's
+ * settings, narrowed by each task's `task/agency.json`, exactly as `agency run` holds them.
+ */
+export async function openOperatorService(
+  options: ServiceCommandOptions,
+  root: AgencyRoot,
+  logger: ServiceLogger,
+): Promise<{ service: TaskService; models: string[]; operator: OperatorSettings }> {
+  const operator = await readOperatorSettings(options);
+  const models = [...new Set([options.model ?? defaultModel(), ...(options.allowModel ?? [])])];
+  const catalog = options.price?.length ? extendCatalog(priceEntries(options.price)) : undefined;
+  const service = await createTaskService({
+    root,
+    models,
+    approvalModes: options.allowAutoApprovals ? ['file', 'auto'] : ['file'],
+    maxConcurrentRuns: options.maxRuns ?? 4,
+    logger,
+    async runnerFor(taskRoot) {
+      const paths = await checkTaskFolder(taskRoot);
+      const settings = narrowToOperator(operator, await readTaskConfig(paths), taskConfigPath(paths));
+      const taskRules =
+        settings.requireTools.length > 0
+          ? [requireApprovalFor({ id: 'task:require-tools', tools: settings.requireTools })]
+          : [];
+      return createRunner({
+        tools: (taskPaths) => cliTaskTools(taskPaths, settings),
+        policy: operatorPolicy(settings).extend(taskRules),
+        warnings: operatorWarnings(settings),
+        ...(catalog ? { catalog } : {}),
+      });
+    },
+  });
+  return { service, models, operator };
+}
+
+function defaultModel(): string {
+  const model = process.env.AGENCY_MODEL;
+  if (!model)
+    throw Object.assign(new Error('No model: pass --model <spec> (or set AGENCY_MODEL), e.g. --model openai:gpt-4o'), {
+      exitCode: 2,
+    });
+  return model;
+}
