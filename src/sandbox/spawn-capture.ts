@@ -17,6 +17,8 @@ export type CaptureOptions = {
    * it throws, the process is killed and `spawnCapture` rejects with that error.
    */
   place?: (pid: number) => Promise<void>;
+  /** Sees every chunk of output as it arrives, before the caps apply, for callers that stream it. Must not throw. */
+  onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
 };
 
 /** What a finished process did. Output is decoded as UTF-8. */
@@ -51,6 +53,11 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
     const stderr = createSink(options.stderrLimitBytes);
     child.stdout.on('data', stdout.push);
     child.stderr.on('data', stderr.push);
+    const { onOutput } = options;
+    if (onOutput) {
+      child.stdout.on('data', (chunk: Buffer) => onOutput('stdout', chunk));
+      child.stderr.on('data', (chunk: Buffer) => onOutput('stderr', chunk));
+    }
     child.stdin.on('error', () => {}); // the command may exit without reading its input
     child.stdin.end(options.stdin);
     const supervisor = superviseProcess(child, options);
