@@ -200,7 +200,8 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function createSink(limit: number) {
+/** Keeps the first `limit` bytes of a stream (and notes whether more came), decoded as UTF-8 by `text`. */
+export function createSink(limit: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
