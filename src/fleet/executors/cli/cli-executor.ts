@@ -86,7 +86,9 @@ export function createCliExecutor<Run extends ParsedRun>(
         limits: limitsFor(limits, request.timeoutMs),
       });
       const parsed = stream.finish();
-      await spec.settle?.(request, parsed, home.home);
+      await spec.settle?.(request, parsed, home.home).catch((error: unknown) => {
+        request.onEvent({ type: 'warning', message: `${spec.name}: after the run: ${String(error)}` });
+      });
       return cliResult(run, parsed, { name: spec.name, timeoutMs: request.timeoutMs });
     },
   };
