@@ -14,7 +14,7 @@ export type ParsedRun = {
 const PATTERNS: ReadonlyArray<[RegExp, TaskErrorType]> = [
   [/context (window|length)|prompt is too long|maximum context|too many tokens/i, 'context_window'],
   [
-    /invalid (x-)?api[ _-]?key|incorrect api key|authentication[ _](error|failed)|401 unauthori[sz]ed/i,
+    /invalid (x-)?api[ _-]?key|incorrect api key|needs an api key|authentication[ _](error|failed)|401 unauthori[sz]ed/i,
     'invalid_api_key',
   ],
   [/rate[ _-]?limit|too many requests|\b429\b|overloaded/i, 'rate_limit'],
