@@ -12,7 +12,7 @@ export type CodexProvider = {
   name?: string | undefined;
   /** The environment variable holding the API key (the worker puts it in the task's env). @default 'OPENAI_API_KEY' */
   envKey?: string | undefined;
-  /** Codex's retries of a failed request and of a dropped stream. @default Codex's own (4 and 5) */
+  /** Codex's retries of a failed request and of a dropped stream. @default Codex's own */
   requestMaxRetries?: number | undefined;
   streamMaxRetries?: number | undefined;
 };
