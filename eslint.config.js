@@ -15,6 +15,7 @@ export default tseslint.config(
       'coverage/**',
       '.scratch/**',
       '.demo/**',
+      '.agency-tools/**',
     ],
   },
   js.configs.recommended,

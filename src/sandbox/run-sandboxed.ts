@@ -29,6 +29,11 @@ export type RunSandboxedOptions = Omit<WrapOptions, 'fileMounts'> & {
   stdin?: string | Uint8Array | undefined;
   /** Files such as credentials, bound read-only into the sandbox for this run only and deleted after. @default [] */
   files?: readonly SandboxFile[];
+  /**
+   * Sees every chunk of the command's output as it arrives, before the caps apply, so a caller can follow a long
+   * run (and keep what it printed when it is aborted, which rejects). Must not throw.
+   */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 };
 
 /** What a sandboxed command did. Output is decoded as UTF-8; an abort rejects instead. */
@@ -115,6 +120,7 @@ export async function runSandboxed(
       stderrLimitBytes,
       now,
       signal: signal ? AbortSignal.any([signal, guard.stopped]) : guard.stopped,
+      onOutput: options.onOutput,
       ...(guard.place ? { place: guard.place } : {}),
     }).catch((error: unknown) => {
       throw startError(sandbox, wrapped, error);

@@ -84,3 +84,28 @@ describe('spawnCapture inputs', () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe('spawnCapture streaming', () => {
+  it('passes every chunk to onOutput as it arrives, beyond the caps, and after an abort', async () => {
+    const seen = { stdout: '', stderr: '' };
+    const controller = new AbortController();
+    const result = await spawnCapture(
+      {
+        file: 'sh',
+        args: ['-c', 'printf "%06000d" 0; echo oops >&2; echo line; sleep 30'],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: dir,
+      },
+      options({
+        signal: controller.signal,
+        onOutput: (stream, chunk) => {
+          seen[stream] += chunk.toString();
+          if (seen.stdout.endsWith('line\n')) controller.abort();
+        },
+      }),
+    );
+    expect(result).toMatchObject({ aborted: true, stdoutTruncated: true, stderr: 'oops\n' });
+    expect(result.stdout).toHaveLength(4096);
+    expect(seen).toEqual({ stdout: `${'0'.repeat(6000)}line\n`, stderr: 'oops\n' });
+  });
+});

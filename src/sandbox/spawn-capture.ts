@@ -18,6 +18,8 @@ export type CaptureOptions = {
    * stopped by its timeout or signal.
    */
   place?: (pid: number) => Promise<void>;
+  /** Sees every chunk of output as it arrives, before the caps apply, for callers that stream it. Must not throw. */
+  onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
 };
 
 /** What a finished process did. Output is decoded as UTF-8. */
@@ -52,6 +54,11 @@ export function spawnCapture(command: WrappedCommand, options: CaptureOptions): 
     const stderr = createSink(options.stderrLimitBytes);
     child.stdout.on('data', stdout.push);
     child.stderr.on('data', stderr.push);
+    const { onOutput } = options;
+    if (onOutput) {
+      child.stdout.on('data', (chunk: Buffer) => onOutput('stdout', chunk));
+      child.stderr.on('data', (chunk: Buffer) => onOutput('stderr', chunk));
+    }
     child.stdin.on('error', () => {}); // the command may exit without reading its input
     child.stdin.end(options.stdin);
     const supervisor = superviseProcess(child, options);
@@ -197,7 +204,8 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function createSink(limit: number) {
+/** Keeps the first `limit` bytes of a stream (and notes whether more came), decoded as UTF-8 by `text`. */
+export function createSink(limit: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
