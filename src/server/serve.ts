@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { defaultRedactor } from '../core/redact.ts';
-import type { AgencyRoot } from '../service/agency-root.ts';
+import type { AgencyRoot } from '../config/agency-root.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
 import type { TaskService } from '../service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from './app.ts';

@@ -4,7 +4,7 @@ import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { AgencyError } from '../core/errors.ts';
-import type { AgencyRoot } from '../service/agency-root.ts';
+import type { AgencyRoot } from '../config/agency-root.ts';
 
 /** A secret file of the server: a regular file, readable by its owner only, or refused. */
 async function readSecretFile(file: string): Promise<Buffer | undefined> {

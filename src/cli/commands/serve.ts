@@ -4,7 +4,7 @@ import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
 import { priceEntries } from '../../core/price-override.ts';
 import { createLogger } from '../../obs/logger.ts';
 import { requireApprovalFor } from '../../policy/tool-rules.ts';
-import { agencyRoot, agencyRootAt } from '../../service/agency-root.ts';
+import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import { createTaskService } from '../../service/task-service.ts';
 import { startServer } from '../../server/serve.ts';
 import { checkTaskFolder } from '../../task/layout.ts';
