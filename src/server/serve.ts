@@ -53,7 +53,7 @@ export type RunningServer = {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { root, service, logger } = options;
   const host = options.host ?? '127.0.0.1';
-  const token = await serverToken(root, options.env);
+  const token = await serverToken(root.server, options.env);
   // The token never reaches a log line or an error message.
   defaultRedactor.register(token.token);
   const key = await sessionKey(root);
