@@ -28,7 +28,7 @@ async function loadedBy(args: string[]): Promise<{ files: string[]; packages: st
 describe('agency start-up', () => {
   it.each([
     [[], 'agency'],
-    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop', 'serve'].map(
+    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop', 'serve', 'validate'].map(
       (command) => [[command], command] as [string[], string],
     ),
   ])('%j --help prints what it always has', async (args, fixture) => {
