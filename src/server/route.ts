@@ -43,7 +43,9 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: strin
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const field = [where, ...issue.path.map(String)].filter(Boolean).join('.');
+  // An unknown field is named itself, not the object that has it (the body's own fields have no path).
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  const field = [where, ...path.map(String)].filter(Boolean).join('.');
   const message =
     issue.code === 'unrecognized_keys'
       ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
