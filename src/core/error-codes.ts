@@ -105,6 +105,13 @@ export const ERROR_CODES = {
   payload_too_large: { retryable: false, summary: 'A request body, upload or file is over its size limit.' },
   unauthorized: { retryable: false, summary: 'The request carries no valid credentials.' },
   forbidden: { retryable: false, summary: 'The request is not allowed from where it came.' },
+
+  // Fleet workers (additions)
+  worker_busy: { retryable: true, summary: 'The worker is running another task; poll, or try another worker.' },
+  worker_unavailable: {
+    retryable: true,
+    summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
+  },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */
