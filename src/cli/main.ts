@@ -7,7 +7,7 @@ import {
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
-import { registerValidateCommand } from './commands/register-fleet-commands.ts';
+import { registerValidateCommand, registerWorkerCommand } from './commands/register-fleet-commands.ts';
 import { registerServeCommand } from './commands/register-serve-command.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Output } from './render.ts';
@@ -31,6 +31,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerDecisionCommands(program, wrap, out);
   registerStopCommand(program, wrap, out);
   registerServeCommand(program, wrap, out);
+  registerWorkerCommand(program, wrap, out, err);
   registerValidateCommand(program, wrap, out, err);
   return program;
 }
