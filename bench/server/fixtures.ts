@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agencyRootAt, type AgencyRoot } from '../../src/service/agency-root.ts';
+import { agencyRootAt, type AgencyRoot } from '../../src/config/agency-root.ts';
 import { createTaskService, type TaskService } from '../../src/service/task-service.ts';
 import { createIdGenerator } from '../../src/core/ids.ts';
 import { createRunner } from '../../src/task/runner.ts';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { silentLogger } from '../../src/service/service-logger.ts';
 import type { TaskService } from '../../src/service/task-service.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
-import type { AgencyRoot } from '../../src/service/agency-root.ts';
+import type { AgencyRoot } from '../../src/config/agency-root.ts';
 import { openFileJournal } from '../../src/task/journal/file-journal.ts';
 import { journalFolder } from './fixtures.ts';
 

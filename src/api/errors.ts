@@ -53,6 +53,8 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   rate_limited: 'rate_limited',
   model_rate_limit: 'rate_limited',
   timeout: 'timeout',
+  worker_busy: 'agent_busy',
+  worker_unavailable: 'service_unavailable',
 };
 
 /** The API code an agency error code is reported with. */

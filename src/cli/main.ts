@@ -7,6 +7,7 @@ import {
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
+import { registerValidateCommand, registerWorkerCommand } from './commands/register-fleet-commands.ts';
 import { registerMcpCommand, registerServeCommand } from './commands/register-serve-command.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Output } from './render.ts';
@@ -31,6 +32,8 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerStopCommand(program, wrap, out);
   registerServeCommand(program, wrap, out);
   registerMcpCommand(program, wrap, err);
+  registerWorkerCommand(program, wrap, out, err);
+  registerValidateCommand(program, wrap, out, err);
   return program;
 }
 

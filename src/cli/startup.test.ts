@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -33,9 +34,21 @@ async function loadedBy(
 describe('agency start-up', () => {
   it.each([
     [[], 'agency'],
-    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop', 'serve', 'mcp'].map(
-      (command) => [[command], command] as [string[], string],
-    ),
+    ...[
+      'init',
+      'run',
+      'resume',
+      'tail',
+      'status',
+      'approvals',
+      'approve',
+      'deny',
+      'stop',
+      'serve',
+      'mcp',
+      'worker',
+      'validate',
+    ].map((command) => [[command], command] as [string[], string]),
   ])('%j --help prints what it always has', async (args, fixture) => {
     const { stdout } = await exec(process.execPath, [agency, ...args, '--help']);
     expect(stdout).toBe(await readFile(join(import.meta.dirname, '__fixtures__/help', `${fixture}.txt`), 'utf8'));
@@ -78,5 +91,15 @@ describe('agency start-up', () => {
     expect(packages.filter((name) => name.startsWith('@ai-sdk/') || ['ajv', 'hono', 'pino'].includes(name))).toEqual(
       [],
     );
+  });
+
+  it('validate loads the config checks, not the worker daemon or the HTTP server', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agency-startup-'));
+    await writeFile(join(dir, 'config.yaml'), 'port: 9000\nexecutor: claude\n');
+    const { files, packages, stdout } = await loadedBy(['validate', join(dir, 'config.yaml'), '--root', dir]);
+    expect(stdout).toMatch(/^ok /);
+    expect(files).toContain('src/config/validate-configs.ts');
+    expect(files.filter((path) => /^src\/(fleet\/worker|server|task\/runner)/.test(path))).toEqual([]);
+    expect(packages.filter((name) => ['hono', '@hono/node-server', 'pino'].includes(name))).toEqual([]);
   });
 });

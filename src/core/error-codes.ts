@@ -115,6 +115,12 @@ export const ERROR_CODES = {
     retryable: false,
     summary: "The server's answer does not match the API's schemas (a server of another version?).",
   },
+  // Fleet workers (additions)
+  worker_busy: { retryable: true, summary: 'The worker is running another task; poll, or try another worker.' },
+  worker_unavailable: {
+    retryable: true,
+    summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
+  },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

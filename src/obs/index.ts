@@ -7,3 +7,4 @@ export {
   type LogLevel,
   redactingStream,
 } from './logger.ts';
+export { type RollingFileOptions, rollingFile } from './rolling-file.ts';

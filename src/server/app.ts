@@ -1,23 +1,16 @@
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { TaskService } from '../service/task-service.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
 import { type ApiContext, apiRoutes } from './api-routes.ts';
-import {
-  bearerOf,
-  hostAllowed,
-  matchToken,
-  type NamedToken,
-  originAllowed,
-  SESSION_COOKIE,
-  verifySession,
-} from './auth.ts';
+import { bearerOf, matchToken, type NamedToken, originAllowed, SESSION_COOKIE, verifySession } from './auth.ts';
 import { authRoutes, type LoginLimiter } from './auth-routes.ts';
 import { dashboardRoutes } from './dashboard.ts';
-import { body, errorResponse } from './http-errors.ts';
+import { errorResponse } from './http-errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { honoPath, parseInput, type Route } from './route.ts';
+import { registerRoute } from './register-route.ts';
+import { hostAndOriginGuard, refuse, securityHeaders } from './request-guards.ts';
+import type { Route } from './route.ts';
 
 /** Options for {@link createServerApp}. */
 export type ServerAppOptions = {
@@ -63,54 +56,14 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
   const bodyBytes = options.bodyBytes ?? 1024 * 1024;
   const uploadBytes = options.uploadBytes ?? 25 * 1024 * 1024;
   const app = new Hono<Env>();
-  const refuse = (
-    c: Context,
-    code: Parameters<typeof body>[0],
-    message: string,
-    details: Record<string, unknown> = {},
-  ) => {
-    const answer = body(code, message, details);
-    return c.json(answer.body, answer.status as 400);
-  };
-
   app.onError((error, c) => {
     const answer = errorResponse(error, logger, `${c.req.method} ${c.req.path}`);
     return c.json(answer.body, answer.status as 400);
   });
   app.notFound((c) => refuse(c, 'not_found', `No route ${c.req.method} ${c.req.path}`));
 
-  app.use('*', async (c, next) => {
-    await next();
-    c.header('x-content-type-options', 'nosniff');
-    c.header('referrer-policy', 'no-referrer');
-    c.header('x-frame-options', 'DENY');
-    if (!c.res.headers.has('content-security-policy'))
-      c.header(
-        'content-security-policy',
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-      );
-  });
-
-  // DNS rebinding: a page on another name that resolves to this address sends its own name as Host.
-  app.use('*', async (c, next) => {
-    if (!hostAllowed(c.req.header('host'), hosts))
-      return refuse(
-        c,
-        'forbidden',
-        `Host "${(c.req.header('host') ?? '').slice(0, 100)}" is not a name this server answers to; start it with --allowed-host to add one`,
-        { field: 'host' },
-      );
-    const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== 'null' && !originAllowed(origin, hosts, scheme))
-      return refuse(
-        c,
-        'forbidden',
-        `Origin "${origin.slice(0, 100)}" is not this server; cross-origin requests are refused`,
-        { field: 'origin' },
-      );
-    if (origin === 'null') return refuse(c, 'forbidden', 'Origin "null" is refused', { field: 'origin' });
-    await next();
-  });
+  app.use('*', securityHeaders());
+  app.use('*', hostAndOriginGuard(hosts, scheme, 'start it with --allowed-host to add one'));
 
   const authenticate: MiddlewareHandler<Env> = async (c, next) => {
     const bearer = bearerOf(c.req.header('authorization'));
@@ -160,7 +113,7 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
     ...apiRoutes(api),
   ];
   for (const route of routes)
-    register(app, route, { authenticate, bodyBytes, uploadBytes, validate: options.validateResponses === true });
+    registerRoute(app, route, { authenticate, bodyBytes, uploadBytes, validate: options.validateResponses === true });
 
   app.get('/openapi.json', authenticate, (c) => c.json(openApiDocument(routes, options.version)));
   dashboardRoutes(app, {
@@ -172,75 +125,6 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
     now,
   });
   return app;
-}
-
-function register(
-  app: Hono<Env>,
-  route: Route,
-  {
-    authenticate,
-    bodyBytes,
-    uploadBytes,
-    validate,
-  }: { authenticate: MiddlewareHandler<Env>; bodyBytes: number; uploadBytes: number; validate: boolean },
-): void {
-  const limit = route.body?.contentType === 'multipart/form-data' ? uploadBytes : bodyBytes;
-  const handlers: MiddlewareHandler<Env>[] = [];
-  if (route.auth !== false) handlers.push(authenticate);
-  if (route.method === 'post')
-    handlers.push(
-      bodyLimit({
-        maxSize: limit,
-        onError: (c) =>
-          c.json(
-            body('payload_too_large', `The body is over the ${limit}-byte limit of this route`, { limit }).body,
-            413,
-          ),
-      }),
-    );
-  app.on(route.method.toUpperCase(), [honoPath(route.path)], ...handlers, async (c) => {
-    const params = route.params ? parseInput(route.params, c.req.param(), 'path') : {};
-    const query = route.query ? parseInput(route.query, c.req.query(), 'query') : {};
-    let input: unknown;
-    if (route.body?.contentType === 'application/json') {
-      const type = c.req.header('content-type') ?? '';
-      const text = await c.req.text();
-      if (text.trim() === '') input = {};
-      else if (!type.startsWith('application/json'))
-        return c.json(
-          body('unsupported_media_type', 'Send the body as application/json', { field: 'content-type' }).body,
-          415,
-        );
-      else {
-        try {
-          input = JSON.parse(text);
-        } catch {
-          return c.json(body('validation_error', 'body: not valid JSON', { field: 'body' }).body, 400);
-        }
-      }
-      input = parseInput(route.body.schema, input, '');
-    }
-    const response = await route.handler(c, {
-      params: params as Record<string, string>,
-      query: query,
-      body: input,
-    });
-    if (validate) await checkResponse(route, response);
-    return response;
-  });
-}
-
-// Tests run with this on: a JSON answer that does not match its route's schema is a bug, reported as one.
-async function checkResponse(route: Route, response: Response): Promise<void> {
-  const declared = route.responses[response.status];
-  if (!declared)
-    throw new Error(`${route.method} ${route.path} answered ${response.status}, which it does not declare`);
-  if (!declared.schema) return;
-  const parsed = declared.schema.safeParse(await response.clone().json());
-  if (!parsed.success)
-    throw new Error(
-      `${route.method} ${route.path} ${response.status}: the body does not match its schema: ${parsed.error.message}`,
-    );
 }
 
 // Failed logins per client address: ten in a minute, then 429 until the minute is over.

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { hostname, networkInterfaces } from 'node:os';
 
 /** A bearer token and the name its holder acts under (in decision files and the journal). */
 export type NamedToken = { name: string; token: string };
@@ -95,4 +96,17 @@ export function allowedHosts(hostname: string, port: number, names: readonly str
     if (names.includes(name)) hosts.add(lower);
   }
   return hosts;
+}
+
+/**
+ * The names a server bound to every interface (`0.0.0.0`, `::`) answers to besides its bind address: the loopback
+ * names, this host's name and each interface's address. Empty for any other bind address.
+ */
+export function wildcardNames(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((entry) => entry !== undefined)
+    .map((entry) => (entry.family === 'IPv6' ? `[${entry.address}]` : entry.address));
+  return ['localhost', '127.0.0.1', '[::1]', hostname(), ...addresses];
 }

@@ -2,7 +2,7 @@
 // `createServerApp` is the same API as a Hono app, to mount in another server or to call with `app.request()`.
 // Both take a task service over a data root: `createTaskService({ root: agencyRootAt(dir), models, runnerFor })`.
 
-export { agencyRoot, type AgencyRoot, agencyRootAt } from '../service/agency-root.ts';
+export { agencyRoot, type AgencyRoot, agencyRootAt } from '../config/agency-root.ts';
 export { type ServiceLogger, silentLogger } from '../service/service-logger.ts';
 export {
   createTaskService,

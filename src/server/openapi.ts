@@ -8,11 +8,26 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return rest;
 };
 
+/** What an OpenAPI document says of its API as a whole. */
+export type ApiAbout = {
+  title: string;
+  description: string;
+  /** Browsers may use the session cookie. */ session: boolean;
+};
+
+const SERVER: ApiAbout = {
+  title: 'agency',
+  description:
+    'Governed AI agents over HTTP: start tasks, follow their journal live, approve plans and tool calls. ' +
+    'Every route but /auth/login needs `Authorization: Bearer <token>` or the session cookie /auth/login sets.',
+  session: true,
+};
+
 /**
  * The OpenAPI 3.1 document of the API, generated from the same zod schemas the server validates with (JSON Schema
  * 2020-12, which OpenAPI 3.1 uses as is). Every route is in it, with its parameters, body and responses.
  */
-export function openApiDocument(routes: readonly Route[], version: string): JsonSchema {
+export function openApiDocument(routes: readonly Route[], version: string, about: ApiAbout = SERVER): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
@@ -20,20 +35,14 @@ export function openApiDocument(routes: readonly Route[], version: string): Json
   }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'agency',
-      version,
-      description:
-        'Governed AI agents over HTTP: start tasks, follow their journal live, approve plans and tool calls. ' +
-        'Every route but /auth/login needs `Authorization: Bearer <token>` or the session cookie /auth/login sets.',
-    },
+    info: { title: about.title, version, description: about.description },
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer' },
-        session: { type: 'apiKey', in: 'cookie', name: 'agency_session' },
+        ...(about.session ? { session: { type: 'apiKey', in: 'cookie', name: 'agency_session' } } : {}),
       },
     },
-    security: [{ bearer: [] }, { session: [] }],
+    security: about.session ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }],
     paths,
   };
 }

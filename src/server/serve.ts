@@ -1,14 +1,13 @@
 import { createServer as createHttpsServer } from 'node:https';
-import { hostname, networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { defaultRedactor } from '../core/redact.ts';
-import type { AgencyRoot } from '../service/agency-root.ts';
+import type { AgencyRoot } from '../config/agency-root.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
 import type { TaskService } from '../service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from './app.ts';
-import { allowedHosts } from './auth.ts';
+import { allowedHosts, wildcardNames } from './auth.ts';
 import { serverToken, sessionKey, tlsFiles } from './server-files.ts';
 
 /** Options for {@link startServer}. */
@@ -53,7 +52,7 @@ export type RunningServer = {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { root, service, logger } = options;
   const host = options.host ?? '127.0.0.1';
-  const token = await serverToken(root, options.env);
+  const token = await serverToken(root.server, options.env);
   // The token never reaches a log line or an error message.
   defaultRedactor.register(token.token);
   const key = await sessionKey(root);
@@ -110,14 +109,4 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       await service.close();
     },
   };
-}
-
-// Bound to every interface, the server answers to the loopback names, this host's name and each interface address.
-function wildcardNames(host: string): string[] {
-  if (host !== '0.0.0.0' && host !== '::') return [];
-  const addresses = Object.values(networkInterfaces())
-    .flat()
-    .filter((entry) => entry !== undefined)
-    .map((entry) => (entry.family === 'IPv6' ? `[${entry.address}]` : entry.address));
-  return ['localhost', '127.0.0.1', '[::1]', hostname(), ...addresses];
 }

@@ -4,7 +4,7 @@ import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { AgencyError } from '../core/errors.ts';
-import type { AgencyRoot } from '../service/agency-root.ts';
+import type { AgencyRoot } from '../config/agency-root.ts';
 
 /** A secret file of the server: a regular file, readable by its owner only, or refused. */
 async function readSecretFile(file: string): Promise<Buffer | undefined> {
@@ -28,10 +28,11 @@ async function writeSecretFile(file: string, data: string | Uint8Array): Promise
 }
 
 /**
- * The API token: `AGENCY_TOKEN` when set; otherwise `<root>/server/token`, generated (256 random bits, mode 0600) on
- * the first start, when `generated` is true and the caller prints it once.
+ * The API token: `AGENCY_TOKEN` when set; otherwise `<dir>/token` (`<root>/server/token` for `agency serve`, the
+ * instance directory for a worker), generated (256 random bits, mode 0600) on the first start, when `generated` is
+ * true and the caller prints it once. A token file readable by others is refused, naming the `chmod 600` fix.
  */
-export async function serverToken(root: AgencyRoot, env: NodeJS.ProcessEnv = process.env) {
+export async function serverToken(dir: string, env: NodeJS.ProcessEnv = process.env) {
   const fromEnv = env.AGENCY_TOKEN;
   if (fromEnv !== undefined && fromEnv !== '') {
     if (fromEnv.length < 16)
@@ -41,8 +42,8 @@ export async function serverToken(root: AgencyRoot, env: NodeJS.ProcessEnv = pro
       );
     return { token: fromEnv, file: undefined, generated: false };
   }
-  await mkdir(root.server, { recursive: true, mode: 0o700 });
-  const file = join(root.server, 'token');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, 'token');
   const existing = await readSecretFile(file);
   if (existing) return { token: existing.toString('utf8').trim(), file, generated: false };
   const token = randomBytes(32).toString('hex');

@@ -23,7 +23,7 @@ import { lastSeqOfType } from '../task/journal/read-journal.ts';
 import type { Runner } from '../task/runner.ts';
 import type { Budgets } from '../task/task-spec.ts';
 import { writeFileAtomic } from '../task/fs/atomic-write.ts';
-import type { AgencyRoot } from './agency-root.ts';
+import type { AgencyRoot } from '../config/agency-root.ts';
 import { decideRequest, holdsRequest, inboxItemsOf } from './approval-inbox.ts';
 import { openDeliverable, type OpenedDeliverable } from './deliverable-file.ts';
 import { createJournalHub, type JournalHub } from './journal-hub.ts';

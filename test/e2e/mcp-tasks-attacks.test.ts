@@ -39,8 +39,8 @@ async function finishedTask(client: Client): Promise<string> {
 describe('task tools refuse bad arguments, naming the field', () => {
   it.each([
     ['no brief', {}, 'brief'],
-    ['an unknown top-level field', { brief, sneaky: 1 }, 'arguments'],
-    ['an unknown nested field', { brief, approvals: { mode: 'file', sneaky: 1 } }, 'approvals'],
+    ['an unknown top-level field', { brief, sneaky: 1 }, 'sneaky'],
+    ['an unknown nested field', { brief, approvals: { mode: 'file', sneaky: 1 } }, 'approvals.sneaky'],
     ['a model the server does not run', { brief, model: 'replay:/etc/passwd' }, 'model'],
     ['an SSRF model', { brief, model: 'openai-compatible:http://169.254.169.254/v1#x' }, 'model'],
     ['a file name that climbs', { brief, files: [{ name: '../escape.txt', content: 'x' }] }, 'files.0.name'],

@@ -199,7 +199,7 @@ const ENTRIES: Record<string, string[]> = {
     'scanSandboxOutput',
   ],
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
-  'agency/obs': ['createLogger', 'redactingStream'],
+  'agency/obs': ['createLogger', 'redactingStream', 'rollingFile'],
   'agency/credentials': ['callback', 'createCredentialBroker', 'env', 'file'],
   'agency/client': ['AgencyError', 'createClient'],
   'agency/server': [

@@ -162,7 +162,7 @@ describe('bodies, ids and names', () => {
       'validation_error',
       'approvals',
     ],
-    ['an unknown top-level field', JSON.stringify({ brief, sneaky: 1 }), 400, 'validation_error', 'body'],
+    ['an unknown top-level field', JSON.stringify({ brief, sneaky: 1 }), 400, 'validation_error', 'sneaky'],
     ['a wrong type', JSON.stringify({ brief: 42 }), 400, 'validation_error', 'brief'],
     [
       'a model the server does not run',

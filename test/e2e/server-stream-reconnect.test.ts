@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { agencyRootAt } from '../../src/service/agency-root.ts';
+import { agencyRootAt } from '../../src/config/agency-root.ts';
 import { silentLogger } from '../../src/service/service-logger.ts';
 import { createTaskService } from '../../src/service/task-service.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';

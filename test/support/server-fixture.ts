@@ -3,7 +3,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agencyRootAt, type AgencyRoot } from '../../src/service/agency-root.ts';
+import { agencyRootAt, type AgencyRoot } from '../../src/config/agency-root.ts';
 import { silentLogger } from '../../src/service/service-logger.ts';
 import { createTaskService, type TaskService, type TaskServiceOptions } from '../../src/service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from '../../src/server/app.ts';

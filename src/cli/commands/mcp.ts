@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createMcpServer } from '../../mcp/mcp-server.ts';
 import { createLogger } from '../../obs/logger.ts';
-import { agencyRoot, agencyRootAt } from '../../service/agency-root.ts';
+import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import type { Output } from '../render.ts';
 import { openOperatorService, type ServiceCommandOptions } from './operator-service.ts';
 

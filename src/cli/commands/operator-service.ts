@@ -1,7 +1,7 @@
 import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
 import { priceEntries } from '../../core/price-override.ts';
 import { requireApprovalFor } from '../../policy/tool-rules.ts';
-import type { AgencyRoot } from '../../service/agency-root.ts';
+import type { AgencyRoot } from '../../config/agency-root.ts';
 import type { ServiceLogger } from '../../service/service-logger.ts';
 import { createTaskService, type TaskService } from '../../service/task-service.ts';
 import { checkTaskFolder } from '../../task/layout.ts';

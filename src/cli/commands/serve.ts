@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../obs/logger.ts';
-import { type AgencyRoot, agencyRoot, agencyRootAt } from '../../service/agency-root.ts';
+import { type AgencyRoot, agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import type { ServiceLogger } from '../../service/service-logger.ts';
 import type { TaskService } from '../../service/task-service.ts';
 import { startServer } from '../../server/serve.ts';
@@ -81,7 +81,7 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
 async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service: TaskService, logger: ServiceLogger) {
   const { createMcpServer } = await import('../../mcp/mcp-server.ts');
   const { serverToken } = await import('../../server/server-files.ts');
-  const { token } = await serverToken(root);
+  const { token } = await serverToken(root.server);
   const mcp = createMcpServer({ name: 'agency', version: VERSION, tasks: { service, logger } });
   const listener = await mcp.listenHttp({
     port: options.mcpPort ?? 0,

@@ -137,6 +137,29 @@ export const shutdownRequestSchema = z
   .object({ timeout_seconds: z.number().int().nonnegative().max(3_600).optional(), force: z.boolean().optional() })
   .strict();
 
+/** `GET /tasks`: the tasks the worker holds (running, or idle sessions waiting for `continue` or `end`). */
+export const taskListSchema = z.object({ items: z.array(workerTaskSchema) }).strict();
+
+/** `POST /task/:id/cancel` → 200: `cancelling` while the executor stops, `cancelled` when it already has. */
+export const cancelResponseSchema = z
+  .object({ task_id: workerTaskIdSchema, state: z.enum(WORKER_TASK_STATES), message: z.string() })
+  .strict();
+
+/** `POST /task/:id/continue` → 200. */
+export const continueResponseSchema = z
+  .object({ task_id: workerTaskIdSchema, session_id: sessionIdSchema, state: z.enum(WORKER_TASK_STATES) })
+  .strict();
+
+/** `POST /task/:id/end` → 200. */
+export const endResponseSchema = z
+  .object({ task_id: workerTaskIdSchema, state: z.enum(WORKER_TASK_STATES), output: z.string().nullable() })
+  .strict();
+
+/** `POST /shutdown` → 202. */
+export const shutdownResponseSchema = z
+  .object({ message: z.string(), drain_timeout: z.number().int().nonnegative() })
+  .strict();
+
 /** Every error of a worker: seed 004's `{error, message, details}` with `details.retryable`. */
 export const workerErrorSchema = z
   .object({ error: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) })
