@@ -181,6 +181,8 @@ describe.skipIf(!found)('the dashboard in Chromium', () => {
       json: { decision: 'approved' },
     });
     expect(decided.status).toBe(200);
+    // The frames the resumed run writes reach the page through its reconnected stream, up to the run's finish.
+    await page.locator('[data-testid="timeline-entry"][data-type="finish"]').waitFor({ timeout: 40_000 });
     await page.getByTestId('stream-state').and(page.locator('[data-state="ended"]')).waitFor({ timeout: 40_000 });
     await page.waitForFunction(
       () => document.querySelector('[data-testid="task-page"]')?.getAttribute('data-status') === 'completed',
