@@ -4,7 +4,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError, errorMessage } from '../core/errors.ts';
-import type { NamedToken } from '../server/auth.ts';
+import type { NamedToken } from '../credentials/bearer-token.ts';
 import { createSessionStore, type SessionStore } from './http-sessions.ts';
 import { checkRequest, hostnameOf, originOf, type RequestGuard } from './request-guard.ts';
 

@@ -1,4 +1,4 @@
-import { bearerOf, matchToken, type NamedToken } from '../server/auth.ts';
+import { bearerOf, matchToken, type NamedToken } from '../credentials/bearer-token.ts';
 
 /** What an HTTP request is checked against before it reaches the MCP transport. */
 export type RequestGuard = {

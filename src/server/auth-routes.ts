@@ -3,7 +3,8 @@ import type { Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { errorBodySchema } from '../api/schemas.ts';
-import { matchToken, type NamedToken, SESSION_COOKIE, signSession } from './auth.ts';
+import { matchToken, type NamedToken } from '../credentials/bearer-token.ts';
+import { SESSION_COOKIE, signSession } from './auth.ts';
 import { body } from './http-errors.ts';
 import type { Route } from './route.ts';
 

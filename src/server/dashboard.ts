@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { Hono } from 'hono';
 import type { ServerEnv } from './app.ts';
-import { matchToken, type NamedToken } from './auth.ts';
+import { matchToken, type NamedToken } from '../credentials/bearer-token.ts';
 import { type SessionOptions, startSession } from './auth-routes.ts';
 
 const TYPES: Record<string, string> = {

@@ -12,5 +12,6 @@ export {
   type TaskServiceOptions,
 } from '../service/task-service.ts';
 export { createServerApp, type ServerAppOptions, type ServerEnv } from './app.ts';
-export { allowedHosts, type NamedToken } from './auth.ts';
+export { allowedHosts } from './auth.ts';
+export type { NamedToken } from '../credentials/bearer-token.ts';
 export { type RunningServer, startServer, type StartServerOptions } from './serve.ts';

@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { errorResponse } from '../../server/http-errors.ts';
-import { bearerOf, matchToken, type NamedToken } from '../../server/auth.ts';
+import { bearerOf, matchToken, type NamedToken } from '../../credentials/bearer-token.ts';
 import { openApiDocument } from '../../server/openapi.ts';
 import { registerRoute } from '../../server/register-route.ts';
 import { hostAndOriginGuard, refuse, securityHeaders } from '../../server/request-guards.ts';
