@@ -61,3 +61,9 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
 export function apiCodeOf(code: ErrorCode): ApiErrorCode {
   return FROM_AGENCY[code] ?? 'internal_error';
 }
+
+/** An error body (`{ error, message, details }`) with the code's status, and `details.retryable` from the table. */
+export function errorBody(code: ApiErrorCode, message: string, details: Record<string, unknown>) {
+  const { status, retryable } = API_ERRORS[code];
+  return { status, body: { error: code, message, details: { ...details, retryable } } };
+}

@@ -1,6 +1,6 @@
 import { type CallToolResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceLogger } from '../service/service-logger.ts';
-import { errorResponse } from '../server/http-errors.ts';
+import { errorResponse } from '../service/error-response.ts';
 import { ERROR_CODE_META } from './tool-outcome-result.ts';
 
 /** A JSON answer of a task tool: the JSON as text for the model, and as `structuredContent` for programs. */

@@ -2,7 +2,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type { z } from 'zod';
 import type { ServiceLogger } from '../service/service-logger.ts';
 import type { Principal, TaskService } from '../service/task-service.ts';
-import { parseInput } from '../server/route.ts';
+import { parseInput } from '../api/parse-input.ts';
 import { toModelJsonSchema } from '../tools/define-tool.ts';
 import { errorResult } from './task-answers.ts';
 import type { McpRequestExtra, McpToolEntry } from './tools-capability.ts';

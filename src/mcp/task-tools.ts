@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toBudgets } from '../api/budgets.ts';
+import { toBudgets } from '../service/budgets.ts';
 import {
   decisionRequestSchema,
   inlineFileSchema,

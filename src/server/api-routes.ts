@@ -22,9 +22,10 @@ import { AgencyError } from '../core/errors.ts';
 import { approvalDecisionSchema } from '../task/contracts/approvals.ts';
 import type { TaskService } from '../service/task-service.ts';
 import type { IncomingFile } from '../service/task-intake.ts';
-import { toBudgets } from '../api/budgets.ts';
+import { toBudgets } from '../service/budgets.ts';
 import { eventStream, resumeAfter } from './event-stream.ts';
-import { parseInput, type Route } from './route.ts';
+import { parseInput } from '../api/parse-input.ts';
+import type { Route } from './route.ts';
 
 /** What the API routes need from the server. */
 export type ApiContext = {

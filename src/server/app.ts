@@ -7,7 +7,7 @@ import { bearerOf, matchToken, type NamedToken } from '../credentials/bearer-tok
 import { originAllowed, SESSION_COOKIE, verifySession } from './auth.ts';
 import { authRoutes, type LoginLimiter } from './auth-routes.ts';
 import { dashboardRoutes } from './dashboard.ts';
-import { errorResponse } from './http-errors.ts';
+import { errorResponse } from '../service/error-response.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerRoute } from './register-route.ts';
 import { hostAndOriginGuard, refuse, securityHeaders } from './request-guards.ts';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { errorBodySchema } from '../api/schemas.ts';
 import { matchToken, type NamedToken } from '../credentials/bearer-token.ts';
 import { SESSION_COOKIE, signSession } from './auth.ts';
-import { body } from './http-errors.ts';
+import { errorBody } from '../api/errors.ts';
 import type { Route } from './route.ts';
 
 /** Counts failed logins per client address. */
@@ -61,13 +61,13 @@ export function authRoutes(options: SessionOptions & { limiter: LoginLimiter }):
       handler: async (c, input) => {
         const address = clientAddress(c);
         if (!limiter.allowed(address)) {
-          const answer = body('rate_limited', 'Too many failed logins; wait a minute', {});
+          const answer = errorBody('rate_limited', 'Too many failed logins; wait a minute', {});
           return c.json(answer.body, 429);
         }
         const name = matchToken((input.body as { token: string }).token, tokens);
         if (!name) {
           limiter.failed(address);
-          const answer = body('unauthorized', 'The token is not valid', { field: 'token' });
+          const answer = errorBody('unauthorized', 'The token is not valid', { field: 'token' });
           return c.json(answer.body, 401);
         }
         startSession(c, name, options);

@@ -1,7 +1,8 @@
 import type { Env, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { body } from './http-errors.ts';
-import { honoPath, parseInput, type Route } from './route.ts';
+import { errorBody } from '../api/errors.ts';
+import { parseInput } from '../api/parse-input.ts';
+import { honoPath, type Route } from './route.ts';
 
 /** How {@link registerRoute} guards a route. */
 export type RegisterOptions<E extends Env> = {
@@ -29,7 +30,7 @@ export function registerRoute<E extends Env>(app: Hono<E>, route: Route, options
         maxSize: limit,
         onError: (c) =>
           c.json(
-            body('payload_too_large', `The body is over the ${limit}-byte limit of this route`, { limit }).body,
+            errorBody('payload_too_large', `The body is over the ${limit}-byte limit of this route`, { limit }).body,
             413,
           ),
       }),
@@ -44,14 +45,14 @@ export function registerRoute<E extends Env>(app: Hono<E>, route: Route, options
       if (text.trim() === '') input = {};
       else if (!type.startsWith('application/json'))
         return c.json(
-          body('unsupported_media_type', 'Send the body as application/json', { field: 'content-type' }).body,
+          errorBody('unsupported_media_type', 'Send the body as application/json', { field: 'content-type' }).body,
           415,
         );
       else {
         try {
           input = JSON.parse(text);
         } catch {
-          return c.json(body('validation_error', 'body: not valid JSON', { field: 'body' }).body, 400);
+          return c.json(errorBody('validation_error', 'body: not valid JSON', { field: 'body' }).body, 400);
         }
       }
       input = parseInput(route.body.schema, input, '');

@@ -1,15 +1,15 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { hostAllowed, originAllowed } from './auth.ts';
-import { body } from './http-errors.ts';
+import { errorBody } from '../api/errors.ts';
 
 /** A refusal: `{ error, message, details }` with the code's status. */
 export function refuse(
   c: Context,
-  code: Parameters<typeof body>[0],
+  code: Parameters<typeof errorBody>[0],
   message: string,
   details: Record<string, unknown> = {},
 ): Response {
-  const answer = body(code, message, details);
+  const answer = errorBody(code, message, details);
   return c.json(answer.body, answer.status as 400);
 }
 

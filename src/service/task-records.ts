@@ -11,7 +11,7 @@ import { goalFromBrief, parseContractFile } from '../task/task-spec.ts';
 import { taskPaths, type TaskPaths } from '../task/layout.ts';
 import { lockOwner } from '../task/lock.ts';
 import { join } from 'node:path';
-import { toBudgets } from '../api/budgets.ts';
+import { toBudgets } from './budgets.ts';
 
 /** The version tag of `request.json`. */
 export const TASK_REQUEST_VERSION = 'agency.task-request.v1';

@@ -1,5 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { errorResponse } from '../../server/http-errors.ts';
+import { errorResponse } from '../../service/error-response.ts';
 import { bearerOf, matchToken, type NamedToken } from '../../credentials/bearer-token.ts';
 import { openApiDocument } from '../../server/openapi.ts';
 import { registerRoute } from '../../server/register-route.ts';
