@@ -1,4 +1,5 @@
-// agency/mcp: use the tools of MCP servers as agency tools, and serve agency tools and governed tasks to MCP clients.
+// agency/mcp: use the tools of MCP servers as agency tools, and serve agency tools (and more, as capabilities) to MCP
+// clients. The governed-tasks capability is an adapter over the task service, beside the HTTP API: see agency/server.
 
 // client
 export type { McpTransportOptions } from './client-session.ts';
@@ -10,7 +11,6 @@ export { assignToolNames, NAME_SEPARATOR } from './tool-names.ts';
 
 // server
 export type { McpHttpListener, McpHttpOptions } from './http-server.ts';
+export type { McpCapability, McpRequestExtra, McpToolEntry } from './mcp-capability.ts';
 export { type AgencyMcpServer, createMcpServer, type McpServerOptions } from './mcp-server.ts';
-export type { McpTasksOptions } from './tasks-capability.ts';
-export type { FollowEnd, FollowResult } from './follow-task.ts';
 export { ERROR_CODE_META } from './tool-outcome-result.ts';

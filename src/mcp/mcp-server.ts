@@ -3,8 +3,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgencyError } from '../core/errors.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import { listenMcpHttp, type McpHttpListener, type McpHttpOptions } from './http-server.ts';
-import { createTasksCapability, type McpTasksOptions } from './tasks-capability.ts';
-import { createToolsCapability, type McpCapability } from './tools-capability.ts';
+import type { McpCapability } from './mcp-capability.ts';
+import { createToolsCapability } from './tools-capability.ts';
 
 /** Options for {@link createMcpServer}. */
 export type McpServerOptions = {
@@ -12,18 +12,18 @@ export type McpServerOptions = {
   name: string;
   /** @default '0.0.0' */
   version?: string;
-  /** Tells clients (and their models) how to use this server. */
+  /** Tells clients (and their models) how to use this server. @default the first capability's `instructions` */
   instructions?: string;
   /** Tools to expose from the start; more can be added with `registerTools`. */
   tools?: readonly Tool[];
   /**
-   * Serves governed tasks through a task service: tools to start, follow, stop, resume and read tasks and to decide
-   * approvals, `agency://` resources for task folders, and progress notifications. Over HTTP it needs `tokens`.
+   * More to serve besides the tools, each installed on every session: its tools, its request handlers (resources,
+   * subscriptions …) and notifications. Governed tasks are one (`agency mcp`, `agency serve --mcp-port`).
    */
-  tasks?: McpTasksOptions;
+  capabilities?: readonly McpCapability[];
 };
 
-/** An MCP server exposing agency tools (and governed tasks) over stdio, Streamable HTTP, or any SDK transport. */
+/** An MCP server exposing agency tools (and its capabilities) over stdio, Streamable HTTP, or any SDK transport. */
 export type AgencyMcpServer = {
   /**
    * Adds tools. Clients already connected are sent `notifications/tools/list_changed`.
@@ -38,7 +38,8 @@ export type AgencyMcpServer = {
   serveStdio(): Promise<void>;
   /**
    * Serves Streamable HTTP, bound to 127.0.0.1 with Host and Origin checks by default.
-   * @throws AgencyError `invalid_argument` when governed tasks are served without `tokens`.
+   * @throws AgencyError `invalid_argument` when a capability acts as a principal (`needsPrincipal`) and no `tokens`
+   * are given.
    */
   listenHttp(options?: McpHttpOptions): Promise<McpHttpListener>;
   /** Ends every session and stops every HTTP listener. */
@@ -50,34 +51,30 @@ export type AgencyMcpServer = {
  * the tool's schema, the tool's timeout applies, a client's cancellation aborts it, and failures come back as
  * error results (`isError`) instead of protocol errors.
  *
- * With `tasks`, it also serves governed tasks through the given task service (see `docs/mcp.md`).
+ * With `capabilities`, it serves more than tools: each adds its tools, handlers and instructions (see `docs/mcp.md`).
  *
  * @example
  * const server = createMcpServer({ name: 'agency-tools', tools: [add] });
  * const http = await server.listenHttp({ port: 3333 }); // http://127.0.0.1:3333/mcp
- * @example
- * const server = createMcpServer({ name: 'agency', tasks: { service, principal: 'ana' } });
- * await server.serveStdio();
  */
 export function createMcpServer(options: McpServerOptions): AgencyMcpServer {
-  const { name, version = '0.0.0', tools = [], tasks } = options ?? ({} as McpServerOptions);
-  const instructions = options?.instructions ?? (tasks ? TASK_INSTRUCTIONS : undefined);
+  const { name, version = '0.0.0', tools = [], capabilities: extra = [] } = options ?? ({} as McpServerOptions);
   if (typeof name !== 'string' || name.trim() === '') {
     throw new AgencyError('invalid_argument', 'createMcpServer needs a "name", e.g. "agency-tools"', {
       details: { field: 'name' },
     });
   }
+  checkCapabilities(extra);
+  const instructions = options.instructions ?? extra.find((capability) => capability.instructions)?.instructions;
+  const principals = extra.filter((capability) => capability.needsPrincipal);
   const sessions = new Set<Server>();
   const listeners = new Set<McpHttpListener>();
   const toolsCapability = createToolsCapability(() => {
     for (const session of sessions) session.sendToolListChanged().catch(() => undefined);
   });
-  const capabilities: McpCapability[] = [toolsCapability];
+  const capabilities: McpCapability[] = [toolsCapability, ...extra];
   toolsCapability.register(tools);
-  if (tasks) {
-    checkTasksOptions(tasks);
-    capabilities.push(createTasksCapability(tasks, toolsCapability));
-  }
+  for (const capability of extra) toolsCapability.add(capability.tools ?? []);
 
   const newSession = (): Server => {
     const declared = Object.assign({}, ...capabilities.map((capability) => capability.capabilities));
@@ -101,10 +98,10 @@ export function createMcpServer(options: McpServerOptions): AgencyMcpServer {
       await newSession().connect(new StdioServerTransport());
     },
     async listenHttp(httpOptions = {}) {
-      if (tasks && httpOptions.tokens === undefined)
+      if (principals.length > 0 && httpOptions.tokens === undefined)
         throw new AgencyError(
           'invalid_argument',
-          'Serving governed tasks over HTTP needs "tokens": each request acts as the name of its bearer token',
+          `Serving ${principals[0]!.name} over HTTP needs "tokens": each request acts as the name of its bearer token`,
           { details: { field: 'tokens' } },
         );
       const listener = await listenMcpHttp(newSession, httpOptions);
@@ -125,21 +122,18 @@ export function createMcpServer(options: McpServerOptions): AgencyMcpServer {
   };
 }
 
-const TASK_INSTRUCTIONS =
-  'This server runs governed agent tasks. start_task starts one from a Markdown brief; follow_task follows it until ' +
-  'it ends or waits for an approval; list_approvals shows what waits (the plan, or the tool call); decide_approval ' +
-  'approves or denies it with a reason, signed with your name, so ask the user before deciding; get_task and ' +
-  'read_deliverable read the outcome. Tasks are also resources: agency://tasks/{task_id}, …/events, …/deliverables/{path}.';
-
-function checkTasksOptions(tasks: McpTasksOptions): void {
-  const invalid = (field: string, problem: string) =>
-    new AgencyError('invalid_argument', `createMcpServer: "tasks.${field}" ${problem}`, {
-      details: { field: `tasks.${field}` },
+function checkCapabilities(capabilities: readonly McpCapability[]): void {
+  if (!Array.isArray(capabilities))
+    throw new AgencyError('invalid_argument', 'createMcpServer: "capabilities" must be an array', {
+      details: { field: 'capabilities' },
     });
-  if (typeof tasks.service?.start !== 'function') throw invalid('service', 'must be a TaskService (createTaskService)');
-  if (tasks.principal !== undefined && (typeof tasks.principal !== 'string' || tasks.principal.trim() === ''))
-    throw invalid('principal', 'must be a non-empty name');
-  const max = tasks.maxReadBytes;
-  if (max !== undefined && (!Number.isInteger(max) || max < 1))
-    throw invalid('maxReadBytes', 'must be a positive integer');
+  const bad = capabilities.findIndex(
+    (capability) => typeof capability?.install !== 'function' || typeof capability.name !== 'string',
+  );
+  if (bad >= 0)
+    throw new AgencyError(
+      'invalid_argument',
+      `createMcpServer: "capabilities.${bad}" must be a capability ({ name, capabilities, install })`,
+      { details: { field: `capabilities.${bad}` } },
+    );
 }

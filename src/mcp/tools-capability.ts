@@ -1,38 +1,9 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool as McpToolDescriptor,
-  type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgencyError } from '../core/errors.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import { runToolCall } from '../tools/run-tool-call.ts';
+import type { McpCapability, McpToolEntry } from './mcp-capability.ts';
 import { outcomeToCallToolResult, toolDescriptor } from './tool-outcome-result.ts';
-
-/** What a request handler of a session gets from the SDK: the abort signal, auth info, progress token, notifier. */
-export type McpRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/**
- * Something the MCP server offers, installed on every session: its capabilities, its request handlers, and a cleanup
- * run when the session ends. Tools are one; governed tasks (tools, resources and notifications) are another.
- */
-export type McpCapability = {
-  readonly capabilities: ServerCapabilities;
-  install(server: Server): void | (() => void);
-};
-
-/** A tool the server answers itself, with the request's context (who asks, its progress token, its signal). */
-export type McpToolEntry = {
-  readonly descriptor: McpToolDescriptor;
-  call(args: Record<string, unknown>, extra: McpRequestExtra): Promise<CallToolResult>;
-};
 
 /** The tools capability: agency tools, called through `runToolCall`, and the server's own tool entries. */
 export type ToolsCapability = McpCapability & {
@@ -68,6 +39,7 @@ export function createToolsCapability(onChange: () => void): ToolsCapability {
   };
 
   return {
+    name: 'tools',
     capabilities: { tools: { listChanged: true } },
     register(tools) {
       addEntries(tools.map(agencyToolEntry));

@@ -15,3 +15,5 @@ export { createServerApp, type ServerAppOptions, type ServerEnv } from './app.ts
 export { allowedHosts } from './auth.ts';
 export type { NamedToken } from '../credentials/bearer-token.ts';
 export { type RunningServer, startServer, type StartServerOptions } from './serve.ts';
+export type { FollowEnd, FollowResult } from './mcp/follow-task.ts';
+export type { McpTasksOptions } from './mcp/tasks-capability.ts';

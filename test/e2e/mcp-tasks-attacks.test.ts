@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskAction } from '../../src/api/schemas.ts';
-import type { FollowResult } from '../../src/mcp/follow-task.ts';
+import type { FollowResult } from '../../src/server/mcp/follow-task.ts';
 import {
   brief,
   callError,

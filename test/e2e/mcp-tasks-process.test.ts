@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskAction, TaskDetail } from '../../src/api/schemas.ts';
-import type { FollowResult } from '../../src/mcp/follow-task.ts';
+import type { FollowResult } from '../../src/server/mcp/follow-task.ts';
 import { agency } from '../support/cli.ts';
 import { callJson, httpClient, resourceText } from '../support/mcp-task-fixture.ts';
 import { startOpenAICompatibleServer } from '../support/openai-compatible-server.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxItem, TaskAction, TaskDetail } from '../../src/api/schemas.ts';
-import type { FollowResult } from '../../src/mcp/follow-task.ts';
+import type { FollowResult } from '../../src/server/mcp/follow-task.ts';
 import { eventFrameSchema } from '../../src/task/contracts/events.ts';
 import {
   brief,

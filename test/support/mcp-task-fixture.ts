@@ -6,9 +6,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { InboxItem, TaskAction } from '../../src/api/schemas.ts';
-import type { FollowResult } from '../../src/mcp/follow-task.ts';
 import { type AgencyMcpServer, createMcpServer } from '../../src/mcp/mcp-server.ts';
-import type { McpTasksOptions } from '../../src/mcp/tasks-capability.ts';
+import type { FollowResult } from '../../src/server/mcp/follow-task.ts';
+import { createTasksCapability, type McpTasksOptions } from '../../src/server/mcp/tasks-capability.ts';
 import { type ServerFixture, serverFixture } from './server-fixture.ts';
 import type { PhaseScript } from './governed-fixture.ts';
 
@@ -26,7 +26,7 @@ export async function mcpTaskFixture(
   const mcp = createMcpServer({
     name: 'agency-tasks',
     version: '0.1.0',
-    tasks: { service: fixture.service, principal: 'olivia', ...options.tasks },
+    capabilities: [createTasksCapability({ service: fixture.service, principal: 'olivia', ...options.tasks })],
   });
   const clients: Client[] = [];
   return {

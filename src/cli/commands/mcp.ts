@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createMcpServer } from '../../mcp/mcp-server.ts';
 import { createLogger } from '../../obs/logger.ts';
 import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
+import { createTasksCapability } from '../../server/mcp/tasks-capability.ts';
 import type { Output } from '../render.ts';
 import { openOperatorService, type ServiceCommandOptions } from './operator-service.ts';
 
@@ -26,7 +27,11 @@ export async function mcpCommand(options: McpCommandOptions, err: Output): Promi
   const logger = createLogger({ destination: logFile, name: 'agency-mcp' });
   const principal = options.as ?? process.env.USER ?? 'operator';
   const { service, models, operator } = await openOperatorService(options, root, logger);
-  const server = createMcpServer({ name: 'agency', version: '0.1.0', tasks: { service, principal, logger } });
+  const server = createMcpServer({
+    name: 'agency',
+    version: '0.1.0',
+    capabilities: [createTasksCapability({ service, principal, logger })],
+  });
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);

@@ -80,9 +80,14 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
 // the API's token acts as, and go through the same service.
 async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service: TaskService, logger: ServiceLogger) {
   const { createMcpServer } = await import('../../mcp/mcp-server.ts');
+  const { createTasksCapability } = await import('../../server/mcp/tasks-capability.ts');
   const { serverToken } = await import('../../server/server-files.ts');
   const { token } = await serverToken(root.server);
-  const mcp = createMcpServer({ name: 'agency', version: VERSION, tasks: { service, logger } });
+  const mcp = createMcpServer({
+    name: 'agency',
+    version: VERSION,
+    capabilities: [createTasksCapability({ service, logger })],
+  });
   const listener = await mcp.listenHttp({
     port: options.mcpPort ?? 0,
     tokens: [{ name: PRINCIPAL, token }],

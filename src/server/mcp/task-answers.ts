@@ -1,7 +1,7 @@
 import { type CallToolResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceLogger } from '../service/service-logger.ts';
-import { errorResponse } from '../service/error-response.ts';
-import { ERROR_CODE_META } from './tool-outcome-result.ts';
+import type { ServiceLogger } from '../../service/service-logger.ts';
+import { errorResponse } from '../../service/error-response.ts';
+import { ERROR_CODE_META } from '../../mcp/tool-outcome-result.ts';
 
 /** A JSON answer of a task tool: the JSON as text for the model, and as `structuredContent` for programs. */
 export function jsonResult(value: object): CallToolResult {

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AgencyError } from '../core/errors.ts';
-import type { TaskService } from '../service/task-service.ts';
+import { AgencyError } from '../../core/errors.ts';
+import type { TaskService } from '../../service/task-service.ts';
 import { deliverableUri } from './task-uri.ts';
 
 /** A deliverable read whole: text when it is text (by type, and valid UTF-8), bytes otherwise. */

@@ -1,6 +1,6 @@
-import { AgencyError } from '../core/errors.ts';
-import { isId } from '../core/ids.ts';
-import type { ResultView } from '../task/result.ts';
+import { AgencyError } from '../../core/errors.ts';
+import { isId } from '../../core/ids.ts';
+import type { ResultView } from '../../task/result.ts';
 
 /** What an `agency://` resource URI names. */
 export type TaskResource =

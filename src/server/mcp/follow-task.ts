@@ -1,7 +1,7 @@
-import type { InboxItem, TaskSummary } from '../api/schemas.ts';
-import { AgencyError } from '../core/errors.ts';
-import type { TaskService } from '../service/task-service.ts';
-import type { EventFrame } from '../task/contracts/events.ts';
+import type { InboxItem, TaskSummary } from '../../api/schemas.ts';
+import { AgencyError } from '../../core/errors.ts';
+import type { TaskService } from '../../service/task-service.ts';
+import type { EventFrame } from '../../task/contracts/events.ts';
 
 /** Why following a task stopped. */
 export type FollowEnd = 'finished' | 'waiting_approval' | 'not_running' | 'timeout';

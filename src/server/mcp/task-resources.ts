@@ -7,7 +7,7 @@ import {
   type Resource,
   type ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { TaskService } from '../service/task-service.ts';
+import type { TaskService } from '../../service/task-service.ts';
 import { readDeliverable } from './deliverable-content.ts';
 import { protocolErrorOf } from './task-answers.ts';
 import type { TaskToolDeps } from './task-tool-entry.ts';

@@ -1,9 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AgencyError } from '../core/errors.ts';
-import type { ServiceLogger } from '../service/service-logger.ts';
-import type { TaskService } from '../service/task-service.ts';
-import type { EventFrame } from '../task/contracts/events.ts';
+import { AgencyError } from '../../core/errors.ts';
+import type { ServiceLogger } from '../../service/service-logger.ts';
+import type { TaskService } from '../../service/task-service.ts';
+import type { EventFrame } from '../../task/contracts/events.ts';
 import { protocolErrorOf } from './task-answers.ts';
 import { parseTaskUri, type TaskResource } from './task-uri.ts';
 

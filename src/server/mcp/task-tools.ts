@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toBudgets } from '../service/budgets.ts';
+import { toBudgets } from '../../service/budgets.ts';
 import {
   decisionRequestSchema,
   inlineFileSchema,
@@ -9,13 +9,13 @@ import {
   stopRequestSchema,
   TASK_FILTERS,
   taskIdSchema,
-} from '../api/schemas.ts';
-import { inlineFiles } from '../service/task-intake.ts';
+} from '../../api/schemas.ts';
+import { inlineFiles } from '../../service/task-intake.ts';
 import { deliverableResult } from './deliverable-content.ts';
 import { followTask } from './follow-task.ts';
 import { jsonResult } from './task-answers.ts';
 import { type TaskToolDeps, taskTool } from './task-tool-entry.ts';
-import type { McpToolEntry } from './tools-capability.ts';
+import type { McpToolEntry } from '../../mcp/mcp-capability.ts';
 
 const taskId = z.object({ task_id: taskIdSchema }).strict();
 const READ = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;

@@ -1,11 +1,11 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { ServiceLogger } from '../service/service-logger.ts';
-import type { Principal, TaskService } from '../service/task-service.ts';
-import { parseInput } from '../api/parse-input.ts';
-import { toModelJsonSchema } from '../tools/define-tool.ts';
+import type { ServiceLogger } from '../../service/service-logger.ts';
+import type { Principal, TaskService } from '../../service/task-service.ts';
+import { parseInput } from '../../api/parse-input.ts';
+import { toModelJsonSchema } from '../../tools/define-tool.ts';
 import { errorResult } from './task-answers.ts';
-import type { McpRequestExtra, McpToolEntry } from './tools-capability.ts';
+import type { McpRequestExtra, McpToolEntry } from '../../mcp/mcp-capability.ts';
 
 /** What every task tool works with. */
 export type TaskToolDeps = {
