@@ -1,0 +1,16 @@
+import { join } from 'node:path';
+import type { InboxItem } from '../api/schemas.ts';
+import { inboxItemsOf } from './approval-inbox.ts';
+import { type ServiceCore, taskIdsOf } from './service-core.ts';
+import { readTaskRecord } from './task-records.ts';
+
+/** Every pending approval request of the runs not finished yet, across tasks, oldest task first. */
+export async function listInbox(core: ServiceCore): Promise<InboxItem[]> {
+  const items: InboxItem[] = [];
+  for (const id of await taskIdsOf(core)) {
+    const record = await readTaskRecord(join(core.root.tasks, id), id);
+    if (!record.state || record.state.finish_reason !== null) continue;
+    items.push(...(await inboxItemsOf(record, record.spec?.goal ?? '', core.now())));
+  }
+  return items;
+}
