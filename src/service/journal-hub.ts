@@ -35,37 +35,8 @@ export function createJournalHub(): JournalHub {
   const open = (file: string): Tail => {
     const existing = tails.get(file);
     if (existing) return existing;
-    let started: (seq: number) => void = () => {};
-    const tail: Tail = {
-      frames: [],
-      waiting: new Set(),
-      subscribers: 0,
-      failure: undefined,
-      ended: false,
-      controller: new AbortController(),
-      startSeq: new Promise<number>((resolve) => (started = resolve)),
-    };
+    const tail = startTail(file);
     tails.set(file, tail);
-    void (async () => {
-      try {
-        const live = followJournal(file, {
-          signal: tail.controller.signal,
-          pollIntervalMs: 100,
-          fromEnd: true,
-          onStart: started,
-        });
-        for await (const frame of live) {
-          tail.frames.push(frame);
-          if (tail.frames.length > 2 * WINDOW) tail.frames.splice(0, tail.frames.length - WINDOW);
-          wake(tail);
-        }
-      } catch (error) {
-        tail.failure = error;
-      }
-      started(0);
-      tail.ended = true;
-      wake(tail);
-    })();
     return tail;
   };
 
@@ -112,6 +83,41 @@ export function createJournalHub(): JournalHub {
       }
     },
   };
+}
+
+// Starts the one reader of a file's new frames, which keeps the latest WINDOW of them for every subscriber.
+function startTail(file: string): Tail {
+  let started: (seq: number) => void = () => {};
+  const tail: Tail = {
+    frames: [],
+    waiting: new Set(),
+    subscribers: 0,
+    failure: undefined,
+    ended: false,
+    controller: new AbortController(),
+    startSeq: new Promise<number>((resolve) => (started = resolve)),
+  };
+  void (async () => {
+    try {
+      const live = followJournal(file, {
+        signal: tail.controller.signal,
+        pollIntervalMs: 100,
+        fromEnd: true,
+        onStart: started,
+      });
+      for await (const frame of live) {
+        tail.frames.push(frame);
+        if (tail.frames.length > 2 * WINDOW) tail.frames.splice(0, tail.frames.length - WINDOW);
+        wake(tail);
+      }
+    } catch (error) {
+      tail.failure = error;
+    }
+    started(0);
+    tail.ended = true;
+    wake(tail);
+  })();
+  return tail;
 }
 
 // Reads the file from `after` until it reaches the frames the tail shares (it follows on alone until then).

@@ -55,85 +55,34 @@ export type RunQueue = {
   drain(reason: 'stopped'): Promise<void>;
 };
 
+/** The queue's state: the runs waiting in order, the runs live now, and who waits for a task's run to end. */
+type QueueState = {
+  options: RunQueueOptions;
+  waiting: QueuedRun[];
+  live: Map<string, LiveRun>;
+  waiters: Map<string, Array<(result: DoTaskResult | undefined) => void>>;
+};
+
 /**
  * Creates the run queue. A run is released when it ends, whatever the ending, and the next queued one starts; a
  * run that could not start is reported through `onStartFailed` and never blocks the queue.
  */
-export function createRunQueue({
-  runnerFor,
-  maxConcurrent,
-  onFrame,
-  onStartFailed,
-  logger,
-}: RunQueueOptions): RunQueue {
-  const queue: QueuedRun[] = [];
-  const live = new Map<string, LiveRun>();
-  const waiters = new Map<string, Array<(result: DoTaskResult | undefined) => void>>();
-
-  const settle = (id: string, result: DoTaskResult | undefined) => {
-    const waiting = waiters.get(id) ?? [];
-    waiters.delete(id);
-    for (const resolve of waiting) resolve(result);
-  };
-
-  const pump = () => {
-    while (live.size < maxConcurrent && queue.length > 0) launch(queue.shift()!);
-  };
-
-  const launch = (run: QueuedRun) => {
-    const entry: LiveRun = { retrying: false, done: Promise.resolve(undefined) };
-    live.set(run.id, entry);
-    entry.done = execute(run, entry)
-      .catch(async (error: unknown) => {
-        logger.warn({ task_id: run.id, err: errorMessage(error) }, `the ${run.kind} of a queued run failed`);
-        await onStartFailed(run, error).catch(() => undefined);
-        return undefined;
-      })
-      .then((result) => {
-        live.delete(run.id);
-        settle(run.id, result);
-        pump();
-        return result;
-      });
-  };
-
-  const execute = async (run: QueuedRun, entry: LiveRun): Promise<DoTaskResult | undefined> => {
-    const runner = await runnerFor(run.root);
-    entry.runner = runner;
-    const off = runner.subscribe(run.id, (frame) => {
-      if (frame.type === 'warning' && frame.data?.retry !== undefined) entry.retrying = true;
-      else if (frame.type === 'usage.delta' || frame.type === 'finish') entry.retrying = false;
-      entry.firstSeq ??= frame.seq;
-      onFrame?.(frame, run.id);
-    });
-    try {
-      const handle =
-        run.kind === 'start'
-          ? await runner.startTask(run.root, run.spec, { taskId: run.id })
-          : await runner.resume(run.root, { ...(run.budgets ? { budgets: run.budgets } : {}), by: run.by });
-      if (entry.stopAsked) runner.stop(run.id, entry.stopAsked);
-      logger.info({ task_id: run.id }, run.kind === 'start' ? 'run started' : 'run resumed');
-      const result = await runner.run(handle, { view: 'full' });
-      logger.info({ task_id: run.id, finish_reason: result.finishReason }, 'run finished');
-      return result;
-    } finally {
-      off();
-    }
-  };
-
+export function createRunQueue(options: RunQueueOptions): RunQueue {
+  const state: QueueState = { options, waiting: [], live: new Map(), waiters: new Map() };
+  const { waiting, live, waiters } = state;
   return {
     enqueue(run) {
-      queue.push(run);
-      pump();
+      waiting.push(run);
+      pump(state);
     },
     dequeue(id) {
-      const index = queue.findIndex((run) => run.id === id);
+      const index = waiting.findIndex((run) => run.id === id);
       if (index < 0) return false;
-      queue.splice(index, 1);
-      settle(id, undefined);
+      waiting.splice(index, 1);
+      settle(state, id, undefined);
       return true;
     },
-    isQueued: (id) => queue.some((run) => run.id === id),
+    isQueued: (id) => waiting.some((run) => run.id === id),
     isLive: (id) => live.has(id),
     isRetrying: (id) => live.get(id)?.retrying === true,
     liveSince: (id) => live.get(id)?.firstSeq,
@@ -146,7 +95,7 @@ export function createRunQueue({
       return true;
     },
     settled(id) {
-      if (!live.has(id) && !queue.some((run) => run.id === id)) return Promise.resolve(undefined);
+      if (!live.has(id) && !waiting.some((run) => run.id === id)) return Promise.resolve(undefined);
       return new Promise((resolve) => {
         const list = waiters.get(id) ?? [];
         list.push(resolve);
@@ -155,10 +104,67 @@ export function createRunQueue({
     },
     liveIds: () => [...live.keys()],
     async drain(reason) {
-      queue.length = 0;
+      waiting.length = 0;
       const running = [...live.entries()];
       for (const [id, entry] of running) entry.runner?.stop(id, reason);
       await Promise.all(running.map(([, entry]) => entry.done));
     },
   };
+}
+
+function settle(state: QueueState, id: string, result: DoTaskResult | undefined): void {
+  const waiting = state.waiters.get(id) ?? [];
+  state.waiters.delete(id);
+  for (const resolve of waiting) resolve(result);
+}
+
+function pump(state: QueueState): void {
+  while (state.live.size < state.options.maxConcurrent && state.waiting.length > 0)
+    launch(state, state.waiting.shift()!);
+}
+
+function launch(state: QueueState, run: QueuedRun): void {
+  const { logger, onStartFailed } = state.options;
+  const entry: LiveRun = { retrying: false, done: Promise.resolve(undefined) };
+  state.live.set(run.id, entry);
+  entry.done = execute(state.options, run, entry)
+    .catch(async (error: unknown) => {
+      logger.warn({ task_id: run.id, err: errorMessage(error) }, `the ${run.kind} of a queued run failed`);
+      await onStartFailed(run, error).catch(() => undefined);
+      return undefined;
+    })
+    .then((result) => {
+      state.live.delete(run.id);
+      settle(state, run.id, result);
+      pump(state);
+      return result;
+    });
+}
+
+async function execute(
+  { runnerFor, onFrame, logger }: RunQueueOptions,
+  run: QueuedRun,
+  entry: LiveRun,
+): Promise<DoTaskResult | undefined> {
+  const runner = await runnerFor(run.root);
+  entry.runner = runner;
+  const off = runner.subscribe(run.id, (frame) => {
+    if (frame.type === 'warning' && frame.data?.retry !== undefined) entry.retrying = true;
+    else if (frame.type === 'usage.delta' || frame.type === 'finish') entry.retrying = false;
+    entry.firstSeq ??= frame.seq;
+    onFrame?.(frame, run.id);
+  });
+  try {
+    const handle =
+      run.kind === 'start'
+        ? await runner.startTask(run.root, run.spec, { taskId: run.id })
+        : await runner.resume(run.root, { ...(run.budgets ? { budgets: run.budgets } : {}), by: run.by });
+    if (entry.stopAsked) runner.stop(run.id, entry.stopAsked);
+    logger.info({ task_id: run.id }, run.kind === 'start' ? 'run started' : 'run resumed');
+    const result = await runner.run(handle, { view: 'full' });
+    logger.info({ task_id: run.id, finish_reason: result.finishReason }, 'run finished');
+    return result;
+  } finally {
+    off();
+  }
 }
