@@ -1,14 +1,14 @@
-import { Hono, type MiddlewareHandler } from 'hono';
-import { getCookie } from 'hono/cookie';
-import type { TaskService } from '../service/task-service.ts';
+import { Hono } from 'hono';
+import type { NamedToken } from '../credentials/bearer-token.ts';
+import { errorResponse } from '../service/error-response.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
+import type { TaskService } from '../service/task-service.ts';
 import type { ApiContext } from './api-route-parts.ts';
 import { apiRoutes } from './api-routes.ts';
-import { bearerOf, matchToken, type NamedToken } from '../credentials/bearer-token.ts';
-import { originAllowed, SESSION_COOKIE, verifySession } from './auth.ts';
-import { authRoutes, type LoginLimiter } from './auth-routes.ts';
+import { authRoutes } from './auth-routes.ts';
+import { authenticate } from './authenticate.ts';
 import { dashboardRoutes } from './dashboard.ts';
-import { errorResponse } from '../service/error-response.ts';
+import { loginLimiter } from './login-limiter.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerRoute } from './register-route.ts';
 import { hostAndOriginGuard, refuse, securityHeaders } from './request-guards.ts';
@@ -57,45 +57,23 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
   const now = options.now ?? Date.now;
   const bodyBytes = options.bodyBytes ?? 1024 * 1024;
   const uploadBytes = options.uploadBytes ?? 25 * 1024 * 1024;
+  const session = {
+    tokens,
+    sessionKey,
+    secure: scheme === 'https',
+    ttlMs: options.sessionTtlMs ?? 12 * 3_600_000,
+    now,
+  };
   const app = new Hono<Env>();
   app.onError((error, c) => {
     const answer = errorResponse(error, logger, `${c.req.method} ${c.req.path}`);
     return c.json(answer.body, answer.status as 400);
   });
   app.notFound((c) => refuse(c, 'not_found', `No route ${c.req.method} ${c.req.path}`));
-
   app.use('*', securityHeaders());
   app.use('*', hostAndOriginGuard(hosts, scheme, 'start it with --allowed-host to add one'));
 
-  const authenticate: MiddlewareHandler<Env> = async (c, next) => {
-    const bearer = bearerOf(c.req.header('authorization'));
-    if (bearer !== undefined) {
-      const name = matchToken(bearer, tokens);
-      if (!name) return refuse(c, 'unauthorized', 'The bearer token is not valid', { scheme: 'bearer' });
-      c.set('principal', name);
-      c.set('via', 'bearer');
-      return next();
-    }
-    const name = verifySession(getCookie(c, SESSION_COOKIE), sessionKey, now());
-    if (!name)
-      return refuse(c, 'unauthorized', 'Sign in: send "Authorization: Bearer <token>", or log in at /auth/login', {
-        scheme: 'bearer',
-      });
-    // A browser sends the cookie with any request, even one another site makes: changes need this origin.
-    if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) && !originAllowed(c.req.header('origin'), hosts, scheme))
-      return refuse(
-        c,
-        'forbidden',
-        "A change made with the session cookie must come from this server's own pages (Origin)",
-        {
-          field: 'origin',
-        },
-      );
-    c.set('principal', name);
-    c.set('via', 'session');
-    return next();
-  };
-
+  const auth = authenticate({ tokens, sessionKey, hosts, scheme, now });
   const api: ApiContext = {
     service,
     version: options.version,
@@ -103,46 +81,10 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
     heartbeatMs: options.heartbeatMs ?? 15_000,
     limits: { bodyBytes, uploadBytes },
   };
-  const routes: Route[] = [
-    ...authRoutes({
-      tokens,
-      sessionKey,
-      secure: scheme === 'https',
-      ttlMs: options.sessionTtlMs ?? 12 * 3_600_000,
-      now,
-      limiter: loginLimiter(now),
-    }),
-    ...apiRoutes(api),
-  ];
-  for (const route of routes)
-    registerRoute(app, route, { authenticate, bodyBytes, uploadBytes, validate: options.validateResponses === true });
-
-  app.get('/openapi.json', authenticate, (c) => c.json(openApiDocument(routes, options.version)));
-  dashboardRoutes(app, {
-    dir: options.dashboardDir,
-    tokens,
-    sessionKey,
-    secure: scheme === 'https',
-    ttlMs: options.sessionTtlMs ?? 12 * 3_600_000,
-    now,
-  });
+  const routes: Route[] = [...authRoutes({ ...session, limiter: loginLimiter(now) }), ...apiRoutes(api)];
+  const validate = options.validateResponses === true;
+  for (const route of routes) registerRoute(app, route, { authenticate: auth, bodyBytes, uploadBytes, validate });
+  app.get('/openapi.json', auth, (c) => c.json(openApiDocument(routes, options.version)));
+  dashboardRoutes(app, { dir: options.dashboardDir, ...session });
   return app;
-}
-
-// Failed logins per client address: ten in a minute, then 429 until the minute is over.
-function loginLimiter(now: () => number): LoginLimiter {
-  const failures = new Map<string, { count: number; since: number }>();
-  return {
-    allowed(address) {
-      const entry = failures.get(address);
-      if (!entry || now() - entry.since > 60_000) return true;
-      return entry.count < 10;
-    },
-    failed(address) {
-      const entry = failures.get(address);
-      if (!entry || now() - entry.since > 60_000) failures.set(address, { count: 1, since: now() });
-      else entry.count++;
-      if (failures.size > 10_000) failures.clear();
-    },
-  };
 }
