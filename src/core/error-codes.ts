@@ -105,6 +105,20 @@ export const ERROR_CODES = {
   payload_too_large: { retryable: false, summary: 'A request body, upload or file is over its size limit.' },
   unauthorized: { retryable: false, summary: 'The request carries no valid credentials.' },
   forbidden: { retryable: false, summary: 'The request is not allowed from where it came.' },
+
+  // Calling a server or a worker (additions)
+  http_error: {
+    retryable: false,
+    summary: 'The server answered with an error no other code names; details.status and details.error say which.',
+  },
+  response_invalid: {
+    retryable: false,
+    summary: "An answer does not match the API's schemas: malformed JSON, or a shape of another version.",
+  },
+
+  // Fleet (additions)
+  agent_busy: { retryable: true, summary: 'The worker is running a task; try another worker, or wait.' },
+  no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */
