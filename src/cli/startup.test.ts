@@ -28,9 +28,22 @@ async function loadedBy(args: string[]): Promise<{ files: string[]; packages: st
 describe('agency start-up', () => {
   it.each([
     [[], 'agency'],
-    ...['init', 'run', 'resume', 'tail', 'status', 'approvals', 'approve', 'deny', 'stop', 'serve'].map(
-      (command) => [[command], command] as [string[], string],
-    ),
+    ...[
+      'init',
+      'run',
+      'resume',
+      'tail',
+      'status',
+      'approvals',
+      'approve',
+      'deny',
+      'stop',
+      'serve',
+      'task',
+      'fleet',
+      'shutdown',
+      'kill',
+    ].map((command) => [[command], command] as [string[], string]),
   ])('%j --help prints what it always has', async (args, fixture) => {
     const { stdout } = await exec(process.execPath, [agency, ...args, '--help']);
     expect(stdout).toBe(await readFile(join(import.meta.dirname, '__fixtures__/help', `${fixture}.txt`), 'utf8'));
@@ -43,6 +56,7 @@ describe('agency start-up', () => {
     expect(files.filter((path) => !path.startsWith('src/cli/') && path !== 'bin/agency.js')).toEqual([]);
     expect(files).not.toContain('src/cli/commands/run.ts');
     expect(files).not.toContain('src/cli/commands/inspect.ts');
+    expect(files.filter((path) => path.startsWith('src/cli/commands/') && !path.includes('/register-'))).toEqual([]);
   });
 
   it('status loads its own command, not the runner, the models, the tools or the state validator', async () => {
@@ -54,5 +68,15 @@ describe('agency start-up', () => {
       [],
     );
     expect(packages.filter((name) => name.startsWith('@ai-sdk/') || name === 'ajv')).toEqual([]);
+  });
+
+  it('fleet loads discovery and the worker client, not the runner, the models, the tools or the task layer', async () => {
+    const { files, packages, stdout } = await loadedBy(['fleet', '--ports', '1-1']);
+    expect(stdout).toContain('No components found.');
+    expect(files).toContain('src/fleet/discovery/discovery.ts');
+    expect(files.filter((path) => /^src\/(model|tools|agent|sandbox|task|server|service\/task)/.test(path))).toEqual(
+      [],
+    );
+    expect(packages.filter((name) => name.startsWith('@ai-sdk/') || name === 'ajv' || name === 'hono')).toEqual([]);
   });
 });

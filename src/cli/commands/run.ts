@@ -13,6 +13,7 @@ import type { ResultView } from '../../task/result.ts';
 import { createRunner, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
+import { stopOnSignals } from '../signals.ts';
 import { type OperatorFlags, readOperatorSettings } from '../operator-config.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, type RunSettings, taskConfigPath } from '../task-config.ts';
@@ -91,23 +92,6 @@ function exitCodeForFinishedRun(error: unknown, root: string, out: Output): numb
   return exitCodeFor(finished);
 }
 
-// The first Ctrl-C stops at the next step boundary; a second one quits at once. Returns a remover.
-function stopOnSignals(out: Output, stop: () => void): () => void {
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    out.write('\nStopping (press Ctrl-C again to quit at once; `agency resume` continues the run)…\n');
-    stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-}
-
 /** `agency run <root>` and `agency resume <root>`: run a task to the end, showing live progress. */
 export async function runCommand(
   root: string,
@@ -151,7 +135,12 @@ export async function runCommand(
     unsubscribe();
     return exitCodeForFinishedRun(error, root, out);
   }
-  const removeSignalHandlers = stopOnSignals(out, () => runner.stop(handle, 'cancelled'));
+  // The first Ctrl-C stops at the next step boundary; a second one quits at once.
+  const removeSignalHandlers = stopOnSignals(
+    out,
+    '\nStopping (press Ctrl-C again to quit at once; `agency resume` continues the run)…\n',
+    () => runner.stop(handle, 'cancelled'),
+  );
   try {
     const result = await runner.run(handle, { view: options.view ?? 'summary' });
     view.close();

@@ -1,0 +1,21 @@
+import type { Output } from './render.ts';
+
+/**
+ * Ctrl-C (or SIGTERM) calls `stop` once, after writing `notice`; a second one quits at once with code 130. Returns
+ * a function that removes the handlers.
+ */
+export function stopOnSignals(out: Output, notice: string, stop: () => void): () => void {
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    out.write(notice);
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
