@@ -34,18 +34,21 @@ export async function fleetCommand(
 ): Promise<number> {
   const { ports, urls } = fleetSettings(options);
   const where = `scanned 127.0.0.1:${ports.from}-${ports.to}${urls.length ? ` and ${urls.length} URL(s)` : ''}`;
-  const render = (components: Component[]) =>
+  const render = (components: Component[], ignored: ReadonlyMap<string, string> = new Map()) =>
     options.json
       ? `${JSON.stringify(components.map(componentJson), null, options.watch ? undefined : 2)}\n`
-      : `${formatFleetTable(components, out)}${paint(out, 'dim', `${components.length} component(s); ${where}`)}\n`;
+      : `${formatFleetTable(components, out)}${notComponents(ignored, out)}` +
+        `${paint(out, 'dim', `${components.length} component(s); ${where}`)}\n`;
   if (!options.watch) {
-    out.write(render(await discoveryFor(options).refresh()));
+    const discovery = discoveryFor(options);
+    out.write(render(await discovery.refresh(), discovery.ignored()));
     return EXIT.ok;
   }
   // Redrawn on a change and every second (for uptimes) on a terminal; elsewhere, written again on each change.
   const draw = (components: Component[]) =>
     out.write(`${out.isTTY && !options.json ? '\x1b[H\x1b[2J' : ''}${render(components)}`);
   const discovery = discoveryFor(options, (components) => draw(components));
+  draw([]);
   discovery.start();
   const tick = out.isTTY ? setInterval(() => draw(discovery.components()), 1000) : undefined;
   await new Promise<void>((resolve) => {
@@ -57,6 +60,13 @@ export async function fleetCommand(
   if (tick) clearInterval(tick);
   discovery.stop();
   return EXIT.ok;
+}
+
+// Ports of the range that answered, but not as a component: a worker of another version, or another service.
+function notComponents(ignored: ReadonlyMap<string, string>, out: Output): string {
+  if (ignored.size === 0) return '';
+  const lines = [...ignored].map(([url, why]) => `  ${url}: ${why.replace(/^worker \S+: /, '')}`);
+  return `${paint(out, 'yellow', 'Answered, but not as a component:')}\n${lines.join('\n')}\n`;
 }
 
 /** `agency shutdown`: `POST /shutdown` to each component selected, and each answer. */

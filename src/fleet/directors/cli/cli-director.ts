@@ -2,7 +2,7 @@ import { systemTimers, type Timers } from '../../../core/clock.ts';
 import { AgencyError } from '../../../core/errors.ts';
 import type { EndAnswer } from '../../api/worker-answers.ts';
 import type { WorkerTask, WorkerTaskRequest } from '../../api/worker-schemas.ts';
-import { type Component, findComponent, isTaskableAgent } from '../../discovery/component.ts';
+import { type Component, findComponent, isTaskableAgent, newComponent } from '../../discovery/component.ts';
 import { createDiscovery, type DiscoveryOptions } from '../../discovery/discovery.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { followTask, type TaskProgress } from './follow-task.ts';
@@ -50,25 +50,36 @@ export type SendOptions = {
  * follows it, and remembers each session in `<AGENCY_ROOT>/directors/cli/sessions.json` for `--continue` and `--end`.
  */
 export function createCliDirector({
-  discovery,
+  discovery: where,
   agencyRoot,
   token,
   timers = systemTimers,
   clientFor: customClient,
 }: CliDirectorOptions) {
-  const named = new Set((discovery.urls ?? []).map((url) => new URL(url).origin));
+  const named = new Set((where.urls ?? []).map((url) => new URL(url).origin));
   const clientFor =
     customClient ??
     ((url: string) => createWorkerClient(url, token !== undefined && named.has(new URL(url).origin) ? { token } : {}));
   const file = sessionsFile(agencyRoot);
-  const discover = (urls: readonly string[] = [], scan = true) =>
-    createDiscovery({
-      ...discovery,
-      urls: [...(discovery.urls ?? []), ...urls],
+  // The components found now; open ports whose answer was not a component's come too, as components that never
+  // answered, so a failure to find a worker can say why.
+  const discover = async (urls: readonly string[] = [], scan = true): Promise<Component[]> => {
+    const finder = createDiscovery({
+      ...where,
+      urls: [...(where.urls ?? []), ...urls],
       ...(scan ? {} : { ports: null }),
       timers,
       clientFor,
-    }).refresh();
+    });
+    const components = await finder.refresh();
+    const ignored = [...finder.ignored()].map(([url, error]): Component => ({
+      ...newComponent(url, 'scan', timers.now()),
+      health: 'yellow',
+      failures: 1,
+      error,
+    }));
+    return [...components, ...ignored];
+  };
 
   async function candidates(agent: string | undefined, prefer?: string): Promise<Component[]> {
     if (agent && /^https?:\/\//i.test(agent)) {

@@ -98,6 +98,24 @@ describe('following a task', () => {
     expect(gone.polls).toHaveLength(11);
   });
 
+  it('gives up on a worker silent for 30 s, however few polls that took', async () => {
+    const timers = createFakeTimers(0);
+    // Each poll waits 10 s for an answer that does not come, as a hung worker makes it.
+    let polls = 0;
+    const slow = {
+      url: 'http://127.0.0.1:9000',
+      task: async () => {
+        polls++;
+        await new Promise((resolve) => timers.setTimeout(() => resolve(undefined), 10_000));
+        throw down();
+      },
+    } as unknown as WorkerClient;
+    const lost = followTask({ client: slow, taskId: 'task-x', timers }).catch((error: unknown) => error);
+    await timers.advance(60_000);
+    expect(((await lost) as AgencyError).code).toBe('network_failed');
+    expect(polls).toBe(4);
+  });
+
   it('stops at once on an answer outside the API', async () => {
     const timers = createFakeTimers(0);
     const bad = new AgencyError(

@@ -28,13 +28,15 @@ export type FollowOptions = {
   maxPollMs?: number;
   /** Polls in a row without an answer after which the worker counts as lost. @default 10 */
   lostAfter?: number;
+  /** How long without an answer the worker counts as lost, however few polls that was. @default 30000 */
+  lostAfterMs?: number;
 };
 
 /**
  * Polls a worker's task until it settles, and returns it. Polls start quick (100 ms) so a short task is seen to end
  * soon, and slow to once a second; the worker's `/status` is read at most once a second for its latest lifecycle
- * line. Retryable failures (no answer, a 5xx) are ridden out up to `lostAfter` polls in a row; an answer outside the
- * API ends it at once.
+ * line. Retryable failures (no answer, a 5xx) are ridden out up to `lostAfter` polls in a row or `lostAfterMs`; an
+ * answer outside the API ends it at once.
  */
 export async function followTask({
   client,
@@ -45,10 +47,12 @@ export async function followTask({
   minPollMs = 100,
   maxPollMs = 1000,
   lostAfter = 10,
+  lostAfterMs = 30_000,
 }: FollowOptions): Promise<WorkerTask> {
   const since = timers.now();
   let delay = minPollMs;
   let missed = 0;
+  let missingSince = 0;
   let task: WorkerTask | undefined;
   let event: string | undefined;
   let statusReadAt = Number.NEGATIVE_INFINITY;
@@ -57,8 +61,9 @@ export async function followTask({
       task = await client.task(taskId, signal ? { signal } : {});
       missed = 0;
     } catch (error) {
-      if (!AgencyError.isInstance(error) || !error.retryable || ++missed >= lostAfter)
-        throw lost(client, taskId, error);
+      if (missed++ === 0) missingSince = timers.now();
+      const gone = missed >= lostAfter || timers.now() - missingSince >= lostAfterMs;
+      if (!AgencyError.isInstance(error) || !error.retryable || gone) throw lost(client, taskId, error);
     }
     const settled = task !== undefined && SETTLED_STATES.includes(task.state);
     if (!settled && missed === 0 && timers.now() - statusReadAt >= maxPollMs) {

@@ -92,10 +92,11 @@ function busyOnes(components: Component[]): string[] {
 function noneTook(components: Component[], busy: string[], waitMs: number): AgencyError {
   const waited = waitMs > 0 ? ` after waiting ${Math.round(waitMs / 1000)} s` : '';
   if (!components.some(isTaskableAgent)) {
-    return new AgencyError(
-      'no_worker',
-      `No worker to take the task${waited}: none was found. Start one (\`agency worker\`), or name one with --agent URL.`,
-    );
+    const failing = components.filter((component) => component.error !== undefined);
+    const why = failing.length
+      ? `none answered as one (${failing.map((component) => `${component.url}: ${component.error}`).join('; ')})`
+      : 'none was found. Start one (`agency worker`), or name one with --agent URL';
+    return new AgencyError('no_worker', `No worker to take the task${waited}: ${why}.`);
   }
   const hint = waitMs > 0 ? '' : ' --wait SECONDS waits for one to be free.';
   return new AgencyError('agent_busy', `Every worker is busy${waited} (${busy.join('; ')}).${hint}`, {
