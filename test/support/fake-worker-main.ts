@@ -1,6 +1,6 @@
 // A fake worker as its own process, for tests that run the real `agency` CLI against real sockets:
 //   node test/support/fake-worker-main.ts --port 9001 --name w1 [--type agent] [--starting-ms N] [--fault route=kind]
-//     [--hide-pid] [--pid-file FILE] [--ignore-sigterm]
+//     [--hide-pid] [--pid-file FILE] [--ignore-sigterm] [--command '["sh","-c","echo done"]']
 // It prints `fake-worker: <url>` once it listens, and exits 0 after a shutdown has drained, or on SIGTERM.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,9 +16,12 @@ const { values } = parseArgs({
     'hide-pid': { type: 'boolean', default: false },
     'pid-file': { type: 'string' },
     'ignore-sigterm': { type: 'boolean', default: false },
+    /** A JSON array: the process every task runs (its executor), instead of the default behaviour. */
+    command: { type: 'string' },
   },
 });
 
+const command = values.command ? (JSON.parse(values.command) as [string, ...string[]]) : undefined;
 const faults = Object.fromEntries(values.fault.map((fault) => fault.split('=') as [string, FakeFault]));
 const worker = await startFakeWorker({
   name: values.name,
@@ -27,6 +30,7 @@ const worker = await startFakeWorker({
   startingMs: Number(values['starting-ms']),
   faults,
   hidePid: values['hide-pid'],
+  ...(command ? { behaviour: () => ({ command }) } : {}),
   onShutdown: () => process.exit(0),
 });
 if (values['pid-file']) writeFileSync(values['pid-file'], `${process.pid}\n`);
