@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeWorker, startFakeWorker } from '../../test/support/fake-worker.ts';
-import { AgencyError } from '../core/errors.ts';
 import { createWorkerClient } from './worker-client.ts';
+import { rejection } from '../../test/support/rejection.ts';
 
 const workers: FakeWorker[] = [];
 async function worker(options: Parameters<typeof startFakeWorker>[0] = {}) {
@@ -22,15 +22,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
     if (done(value)) return value;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AgencyError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected an AgencyError, got ${String(error)}`);
-  return error;
 }
 
 describe('worker client', () => {

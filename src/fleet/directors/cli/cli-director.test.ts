@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeWorker, startFakeWorker } from '../../../../test/support/fake-worker.ts';
-import { AgencyError } from '../../../core/errors.ts';
 import { createCliDirector } from './cli-director.ts';
 import { sessionsFile } from './sessions.ts';
+import { rejection } from '../../../../test/support/rejection.ts';
 
 let root: string;
 const workers: FakeWorker[] = [];
@@ -23,15 +23,6 @@ afterEach(async () => {
 async function fleet(...names: string[]) {
   for (const name of names) workers.push(await startFakeWorker({ name }));
   return createCliDirector({ discovery: { ports: null, urls: workers.map((worker) => worker.url) }, agencyRoot: root });
-}
-
-async function caught(promise: Promise<unknown>): Promise<AgencyError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected an AgencyError, got ${String(error)}`);
-  return error;
 }
 
 describe('the CLI director', () => {
@@ -95,20 +86,20 @@ describe('the CLI director', () => {
 
   it('names what is wrong: no session yet, an unknown one, one still working, an unknown worker', async () => {
     const director = await fleet('a');
-    const none = await caught(director.send({ prompt: 'x', session: 'last' }));
+    const none = await rejection(director.send({ prompt: 'x', session: 'last' }));
     expect([none.code, none.message]).toEqual([
       'invalid_argument',
       `No session to carry on: \`agency task\` has not started one with this data root (${root}). Pass --session ID.`,
     ]);
-    const unknown = await caught(director.end('5f0c7a43-3b1e-4f43-9d41-1f2a3b4c5d6e'));
+    const unknown = await rejection(director.end('5f0c7a43-3b1e-4f43-9d41-1f2a3b4c5d6e'));
     expect(unknown.message).toBe('No worker knows session 5f0c7a43-3b1e-4f43-9d41-1f2a3b4c5d6e.');
     const working = await director.send({ prompt: 'sleep 2000' });
-    const busy = await caught(director.send({ prompt: 'more', session: 'last' }));
+    const busy = await rejection(director.send({ prompt: 'more', session: 'last' }));
     expect([busy.code, busy.message]).toEqual([
       'agent_busy',
       `Session ${working.sessionId} is still working (${working.taskId} on ${working.url}).`,
     ]);
-    const nobody = await caught(director.send({ prompt: 'x', agent: 'zed' }));
+    const nobody = await rejection(director.send({ prompt: 'x', agent: 'zed' }));
     expect([nobody.code, nobody.message]).toEqual([
       'no_worker',
       `No worker "zed" among the 1 found (a (${workers[0]!.url})).`,
@@ -119,7 +110,7 @@ describe('the CLI director', () => {
     const director = await fleet('a');
     await director.send({ prompt: 'first' });
     await writeFile(sessionsFile(root), '{"version": 1, "sessions": [{"session_id": 7}]}');
-    const corrupt = await caught(director.send({ prompt: 'x', session: 'last' }));
+    const corrupt = await rejection(director.send({ prompt: 'x', session: 'last' }));
     expect([corrupt.code, corrupt.message]).toEqual([
       'invalid_config',
       `${sessionsFile(root)}: "sessions.0.session_id" Invalid input: expected string, received number. It holds only ` +

@@ -7,6 +7,7 @@ import { afterPoll, type Component, newComponent } from '../../discovery/compone
 import { createDiscovery } from '../../discovery/discovery.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { placeTask } from './place-task.ts';
+import { rejection } from '../../../../test/support/rejection.ts';
 
 const workers: FakeWorker[] = [];
 afterEach(async () => {
@@ -15,15 +16,6 @@ afterEach(async () => {
     await worker.close();
   }
 });
-
-async function caught(promise: Promise<unknown>): Promise<AgencyError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected an AgencyError, got ${String(error)}`);
-  return error;
-}
 
 const clientFor = (url: string) => createWorkerClient(url);
 
@@ -62,7 +54,7 @@ describe('placing a task', () => {
     await createWorkerClient(workers[0]!.url).submit({ prompt: 'sleep 2000' });
     const snapshot = await createDiscovery({ ports: null, urls: [workers[0]!.url] }).refresh();
     let asked = 0;
-    const busy = await caught(
+    const busy = await rejection(
       placeTask({
         candidates: async () => snapshot,
         clientFor,
@@ -97,7 +89,7 @@ describe('placing a task', () => {
 
   it('with a wait that runs out, fails with agent_busy; with no worker at all, with no_worker', async () => {
     const timers = createFakeTimers();
-    const placing = caught(
+    const placing = rejection(
       placeTask({
         candidates: async () => [busyWorker('a')],
         clientFor,
@@ -112,7 +104,7 @@ describe('placing a task', () => {
       'agent_busy',
       'Every worker is busy after waiting 3 s (a (http://127.0.0.1:9000): working (task-1)).',
     ]);
-    const none = await caught(placeTask({ candidates: async () => [], clientFor, send: async () => undefined }));
+    const none = await rejection(placeTask({ candidates: async () => [], clientFor, send: async () => undefined }));
     expect([none.code, none.retryable]).toEqual(['no_worker', false]);
     expect(none.message).toContain('none was found');
   });
@@ -120,13 +112,13 @@ describe('placing a task', () => {
   it('stops at an error that is not about being busy, without trying the next worker', async () => {
     workers.push(await startFakeWorker({ name: 'a' }), await startFakeWorker({ name: 'b' }));
     const snapshot = await createDiscovery({ ports: null, urls: workers.map((worker) => worker.url) }).refresh();
-    const invalid = await caught(
+    const invalid = await rejection(
       placeTask({ candidates: async () => snapshot, clientFor, send: (client) => client.submit({ prompt: '' }) }),
     );
     const [first, second] = snapshot.map((component) => workers.find((worker) => worker.url === component.url)!);
     expect([invalid.code, invalid.details?.url]).toEqual(['invalid_argument', first!.url]);
     first!.setFault('/task', 'malformed');
-    const malformed = await caught(
+    const malformed = await rejection(
       placeTask({ candidates: async () => snapshot, clientFor, send: (client) => client.submit({ prompt: 'x' }) }),
     );
     expect(malformed.code).toBe('response_invalid');
