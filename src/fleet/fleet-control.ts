@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { sleep, systemTimers, type Timers } from '../core/clock.ts';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
+import { isAlive } from '../task/lock.ts';
 import type { ShutdownAnswer } from './api/worker-answers.ts';
 import { type Component, kindOf, portOf } from './discovery/component.ts';
 import type { WorkerClient } from './worker-client.ts';
@@ -85,14 +86,14 @@ export async function killComponents(
       const found = await pidOf(component, agencyRoot, timers.now());
       if (typeof found === 'string') return { component, pid: undefined, result: 'skipped', detail: found };
       const { pid, from } = found;
-      if (!alive(pid)) return { component, pid, result: 'gone', detail: `pid ${pid} (${from}) is not running` };
+      if (!isAlive(pid)) return { component, pid, result: 'gone', detail: `pid ${pid} (${from}) is not running` };
       process.kill(pid, 'SIGTERM');
       for (let waited = 0; waited < graceMs; waited += 50) {
         await sleep(50, undefined, timers);
-        if (!alive(pid))
+        if (!isAlive(pid))
           return { component, pid, result: 'terminated', detail: `pid ${pid} (${from}) ended on SIGTERM` };
       }
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       return {
         component,
         pid,
@@ -140,15 +141,6 @@ export async function pidOf(
     return `pid ${pid} (${from}) started at ${new Date(started).toISOString()}, not when the component did; not signalled`;
   }
   return { pid, from };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === 'EPERM';
-  }
 }
 
 function isLoopback(url: string): boolean {
