@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { writeDocsBlock } from '../docs-block.ts';
+import { machine } from '../machine.ts';
 import { runFails, targetLines } from '../journal/report.ts';
 import { measureDispatch, measureOneShotScan, measurePolling, measureTimeToSee } from './measure.ts';
 import { type FleetReport, reportLines, TARGETS, targetResults } from './report.ts';
@@ -58,13 +58,7 @@ export async function main(args: string[]): Promise<void> {
     mode: config.mode,
     date: new Date().toISOString(),
     elapsedSeconds: 0,
-    machine: {
-      cpus: availableParallelism(),
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-    },
+    machine: machine(),
     worker: WORKER_UNDER_TEST,
     command: COMMAND,
     config,
@@ -90,10 +84,10 @@ export async function main(args: string[]): Promise<void> {
 }
 
 function docsBlock(report: FleetReport, lines: string[], targets: string[]): string {
-  const { machine } = report;
+  const { machine: host } = report;
   return [
-    `Measured ${report.date.slice(0, 10)} on ${machine.cpus} × ${machine.cpuModel} (load average ${machine.loadAverage1m}), ` +
-      `Node ${machine.node}, against ${report.worker}, with \`${report.command.join(' ')}\` as the executor; the whole ` +
+    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${host.loadAverage1m}), ` +
+      `Node ${host.node}, against ${report.worker}, with \`${report.command.join(' ')}\` as the executor; the whole ` +
       `run took ${report.elapsedSeconds} s.`,
     '',
     ...lines,
