@@ -2,18 +2,17 @@ import { systemTimers, type Timers } from '../../../core/clock.ts';
 import { AgencyError } from '../../../core/errors.ts';
 import type { EndAnswer } from '../../api/worker-answers.ts';
 import type { WorkerTask, WorkerTaskRequest } from '../../api/worker-schemas.ts';
-import { type Component, findComponent, isTaskableAgent, newComponent } from '../../discovery/component.ts';
-import { createDiscovery, type DiscoveryOptions } from '../../discovery/discovery.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { followTask, type TaskProgress } from './follow-task.ts';
-import { isFinal, locateSession, type SessionLocation } from './locate-session.ts';
-import { label, placeTask } from './place-task.ts';
-import { readSessions, rememberSession, sessionsFile } from './sessions.ts';
+import { findSession, isFinal, type SessionLocation } from './locate-session.ts';
+import { placeTask } from './place-task.ts';
+import { rememberSession, sessionsFile } from './sessions.ts';
+import { createWorkerFinder, type Where } from './worker-finder.ts';
 
 /** Options of {@link createCliDirector}. */
 export type CliDirectorOptions = {
   /** Where workers are looked for: the port range and the static list. */
-  discovery: Pick<DiscoveryOptions, 'host' | 'ports' | 'urls' | 'connectTimeoutMs' | 'statusTimeoutMs'>;
+  discovery: Where;
   /** The data root; the director remembers its sessions under `directors/cli/`. */
   agencyRoot: string;
   /** A bearer token, sent only to the workers named by URL (the static list, `--agent URL`). */
@@ -61,60 +60,15 @@ export function createCliDirector({
     customClient ??
     ((url: string) => createWorkerClient(url, token !== undefined && named.has(new URL(url).origin) ? { token } : {}));
   const file = sessionsFile(agencyRoot);
-  // The components found now; open ports whose answer was not a component's come too, as components that never
-  // answered, so a failure to find a worker can say why.
-  const discover = async (urls: readonly string[] = [], scan = true): Promise<Component[]> => {
-    const finder = createDiscovery({
-      ...where,
-      urls: [...(where.urls ?? []), ...urls],
-      ...(scan ? {} : { ports: null }),
-      timers,
-      clientFor,
-    });
-    const components = await finder.refresh();
-    const ignored = [...finder.ignored()].map(([url, error]): Component => ({
-      ...newComponent(url, 'scan', timers.now()),
-      health: 'yellow',
-      failures: 1,
-      error,
-    }));
-    return [...components, ...ignored];
-  };
+  const { discover, candidates } = createWorkerFinder({
+    where,
+    timers,
+    clientFor,
+    onNamed: (url) => named.add(new URL(url).origin),
+  });
 
-  async function candidates(agent: string | undefined, prefer?: string): Promise<Component[]> {
-    if (agent && /^https?:\/\//i.test(agent)) {
-      named.add(new URL(agent).origin);
-      const found = await discover([agent], false);
-      return found.filter((component) => component.url === findComponent(found, agent)?.url);
-    }
-    const all = await discover();
-    if (!agent) return prefer ? [...all].sort((a, b) => Number(b.url === prefer) - Number(a.url === prefer)) : all;
-    const component = findComponent(all, agent);
-    if (!component) {
-      const names = all.filter(isTaskableAgent).map(label);
-      throw new AgencyError(
-        'no_worker',
-        `No worker "${agent}" among the ${names.length} found${names.length ? ` (${names.join(', ')})` : ''}.`,
-      );
-    }
-    return [component];
-  }
-
-  async function sessionOf(session: string) {
-    const sessions = await readSessions(file);
-    const sessionId = session === 'last' ? sessions[0]?.session_id : session;
-    if (!sessionId) {
-      throw new AgencyError(
-        'invalid_argument',
-        `No session to carry on: \`agency task\` has not started one with this data root (${agencyRoot}). ` +
-          'Pass --session ID.',
-      );
-    }
-    const record = sessions.find((entry) => entry.session_id === sessionId);
-    const location = await locateSession({ sessionId, record, components: () => discover(), clientFor });
-    if (!location && !record) throw new AgencyError('invalid_argument', `No worker knows session ${sessionId}.`);
-    return { sessionId, location, lastUrl: location?.url ?? record?.url };
-  }
+  const sessionOf = (session: string) =>
+    findSession({ session, file, agencyRoot, components: () => discover(), clientFor });
 
   async function remember(dispatch: Dispatch): Promise<Dispatch> {
     const { sessionId: session_id, taskId: task_id, url, name } = dispatch;

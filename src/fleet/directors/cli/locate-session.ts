@@ -2,7 +2,7 @@ import { AgencyError } from '../../../core/errors.ts';
 import { FINAL_WORKER_TASK_STATES, type WorkerTaskState } from '../../api/worker-schemas.ts';
 import { type Component, isTaskableAgent } from '../../discovery/component.ts';
 import type { WorkerClient } from '../../worker-client.ts';
-import type { SessionRecord } from './sessions.ts';
+import { readSessions, type SessionRecord } from './sessions.ts';
 
 /** Where a session's latest task is, and its state. */
 export type SessionLocation = { url: string; taskId: string; state: WorkerTaskState };
@@ -50,4 +50,38 @@ export async function locateSession({
   found.sort((a, b) => Number(isFinal(a.state)) - Number(isFinal(b.state)) || b.taskId.localeCompare(a.taskId));
   if (found[0] === undefined && unreachable !== undefined) throw unreachable;
   return found[0];
+}
+
+/**
+ * The session `--continue`, `--session` or `--end` names (`'last'`: the latest in the director's file), where its
+ * latest task is, and the worker that last ran it.
+ *
+ * @throws AgencyError `invalid_argument` when there is no last session, or no worker knows the one named.
+ */
+export async function findSession({
+  session,
+  file,
+  agencyRoot,
+  components,
+  clientFor,
+}: {
+  session: string;
+  file: string;
+  agencyRoot: string;
+  components: () => Promise<Component[]>;
+  clientFor: (url: string) => WorkerClient;
+}): Promise<{ sessionId: string; location: SessionLocation | undefined; lastUrl: string | undefined }> {
+  const sessions = await readSessions(file);
+  const sessionId = session === 'last' ? sessions[0]?.session_id : session;
+  if (!sessionId) {
+    throw new AgencyError(
+      'invalid_argument',
+      `No session to carry on: \`agency task\` has not started one with this data root (${agencyRoot}). ` +
+        'Pass --session ID.',
+    );
+  }
+  const record = sessions.find((entry) => entry.session_id === sessionId);
+  const location = await locateSession({ sessionId, record, components, clientFor });
+  if (!location && !record) throw new AgencyError('invalid_argument', `No worker knows session ${sessionId}.`);
+  return { sessionId, location, lastUrl: location?.url ?? record?.url };
 }
