@@ -18,8 +18,8 @@ export function formatDuration(seconds: number): string {
 
 /**
  * The live view of a task on a worker, on `err`: on a TTY one line redrawn ten times a second (a spinner, the
- * elapsed time, the state, the worker, the latest lifecycle event); elsewhere a plain line for each new state or
- * event.
+ * elapsed time, the state, the worker, its latest lifecycle line); elsewhere a plain line for each new state or
+ * lifecycle line.
  */
 export function createTaskProgressView(err: Output, dispatch: Dispatch, now: () => number = Date.now) {
   const since = now();
@@ -37,7 +37,12 @@ export function createTaskProgressView(err: Output, dispatch: Dispatch, now: () 
   };
   const draw = () => {
     if (!err.isTTY) return;
-    const text = `${SPINNER[frame++ % SPINNER.length]} ${formatDuration(elapsed())} · ${describe(latest)} · ${worker}`;
+    // The worker by name only (its URL is on the line above), before the event, so a narrow terminal cuts the event.
+    const [state, ...event] = describe(latest).split(' · ');
+    const who = dispatch.name ?? dispatch.url;
+    const text = [`${SPINNER[frame++ % SPINNER.length]} ${formatDuration(elapsed())}`, state, who, ...event].join(
+      ' · ',
+    );
     err.write(`\r\x1b[K${paint(err, 'bold', text.slice(0, (err.columns ?? 120) - 1))}`);
     shown = true;
   };
