@@ -79,7 +79,7 @@ describe('agency fleet, shutdown and kill', () => {
     const b = await worker(2, '--name', 'b');
     const web = await worker(3, '--name', 'web', '--type', 'view');
     const running = fleet.agency('task', 'sleep 20000', '--agent', 'a');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await fleet.until(a.url, 'working');
     const refused = await fleet.agency('shutdown', '--agents');
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(

@@ -31,12 +31,11 @@ describe('agency task', () => {
   });
 
   it('with --wait, a third task waits for a worker to be free, then runs', async () => {
-    await worker(1, '--name', 'a');
-    const [first, waiting] = await Promise.all([
-      task('sleep 1500 first'),
-      new Promise((resolve) => setTimeout(resolve, 300)).then(() => task('second', '--wait', '20')),
-    ]);
-    expect(first.code).toBe(0);
+    const a = await worker(1, '--name', 'a');
+    const first = task('sleep 1500 first');
+    await fleet.until(a.url, 'working');
+    const [done, waiting] = await Promise.all([first, task('second', '--wait', '20')]);
+    expect(done.code).toBe(0);
     expect(waiting.code).toBe(0);
     expect(waiting.stderr).toMatch(/Every worker is busy \(a \(http:\S+\): working \(task-\w+\)\); asking again in/);
     expect(waiting.stdout).toBe('echo: second\n');
@@ -108,7 +107,7 @@ describe('agency task', () => {
   });
 
   it('waits out a worker that is starting with --wait, and says so without', async () => {
-    await worker(1, '--name', 'slow', '--starting-ms', '1500');
+    await worker(1, '--name', 'slow', '--starting-ms', '4000');
     const now = await task('hi');
     expect([now.code, now.stderr]).toEqual([6, expect.stringContaining('slow (http://127.0.0.1:')]);
     expect(now.stderr).toContain('): starting)');

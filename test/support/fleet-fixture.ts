@@ -37,6 +37,14 @@ export function useFleetFixture() {
       workers.push(started);
       return started;
     },
+    /** Resolves once the worker at `url` says it is in `state`. */
+    async until(url: string, state: string): Promise<void> {
+      for (;;) {
+        const status = (await (await fetch(`${url}/status`)).json()) as { state: string };
+        if (status.state === state) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     /** `agency …args` with the fixture's environment. */
     agency: (...args: string[]) => cli(args, state.env),
   };
