@@ -16,6 +16,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
       'GET /agent/tasks/{id} against bare node:http, journal → stream latency with 100 subscribers, events/s',
     run: async (args) => (await import('./server/main.ts')).main(args),
   },
+  fleet: {
+    description:
+      'task dispatch through a worker against spawning its executor directly; discovery: a new worker, 50 polled',
+    run: async (args) => (await import('./fleet/main.ts')).main(args),
+  },
   cli: {
     description: 'start-up of `agency --help` and `agency status` against a bare Node process and peer CLIs',
     run: async (args) => (await import('./cli/main.ts')).main(args),

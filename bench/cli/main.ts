@@ -1,8 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeDocsBlock } from '../docs-block.ts';
+import { machine } from '../machine.ts';
 import { runFails, targetLines } from '../journal/report.ts';
 import { makeStatusFolders } from './fixtures.ts';
 import { type Case, measureCases } from './measure.ts';
@@ -131,14 +131,4 @@ function docsBlock(report: CliReport, lines: string[], targets: string[]): strin
     '',
     ...targets.map((line) => `- ${line}`),
   ].join('\n');
-}
-
-function machine(): CliReport['machine'] {
-  return {
-    cpus: availableParallelism(),
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-  };
 }

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeDocsBlock } from '../docs-block.ts';
+import { machine } from '../machine.ts';
 import { measureDurableStep } from './durable-step.ts';
 import { measureEventLoop } from './event-loop.ts';
 import { measureAppend, measureGroupCommit } from './measure.ts';
@@ -107,16 +108,6 @@ async function peers(
     console.error(`warning: ${reason}`);
     return { peersSkipped: reason };
   }
-}
-
-function machine() {
-  return {
-    cpus: availableParallelism(),
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-  };
 }
 
 const FILESYSTEMS: Record<number, string> = {

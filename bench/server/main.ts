@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { writeDocsBlock } from '../docs-block.ts';
+import { machine } from '../machine.ts';
 import { runFails, type TargetResult, targetLines } from '../journal/report.ts';
 import { serverFixture } from './fixtures.ts';
 import { deliveryLatency, quantile, requestsPerSecond, startAgency, startBare, streamThroughput } from './measure.ts';
@@ -73,13 +73,7 @@ export async function main(args: string[]): Promise<void> {
       mode: config.mode,
       date: new Date().toISOString(),
       elapsedSeconds: 0,
-      machine: {
-        cpus: availableParallelism(),
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
-        node: process.version,
-        platform: `${process.platform} ${process.arch}`,
-      },
+      machine: machine(),
       config,
       requests: {
         agencyRps: Math.round(median(agencyRps)),

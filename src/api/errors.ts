@@ -53,7 +53,7 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   rate_limited: 'rate_limited',
   model_rate_limit: 'rate_limited',
   timeout: 'timeout',
-  worker_busy: 'agent_busy',
+  agent_busy: 'agent_busy',
   worker_unavailable: 'service_unavailable',
 };
 

@@ -1,3 +1,4 @@
+import type { WorkerTask } from '../fleet/api/worker-schemas.ts';
 import type { StopReason } from '../task/contracts/state.ts';
 
 /** Exit codes of the `agency` CLI. Documented in docs/cli.md. */
@@ -13,6 +14,10 @@ export const EXIT = {
   denied: 4,
   /** Another run holds the task's lock. */
   locked: 5,
+  /** `agency task`: no worker took the task, every one being busy (also after `--wait`), or the session's is. */
+  busy: 6,
+  /** The fleet failed: no worker found, or one did not answer, answered outside its API, or was lost mid-task. */
+  fleet: 7,
 } as const;
 
 /** The exit code for how a run ended. */
@@ -21,4 +26,15 @@ export function exitCodeFor(reason: StopReason): number {
   if (reason === 'error' || reason === 'verify.failed') return EXIT.failed;
   if (reason === 'approval.denied' || reason === 'approval.expired') return EXIT.denied;
   return EXIT.stopped;
+}
+
+/**
+ * The exit code for how a worker's task ended (`agency task`): its turn over (`idle`, the session open) or
+ * `completed` is 0, `failed` 1, `cancelled` or a timeout 3.
+ */
+export function exitCodeForTask(task: Pick<WorkerTask, 'state' | 'error'>): number {
+  if (task.state === 'idle' || task.state === 'completed') return EXIT.ok;
+  if (task.state === 'cancelled' || task.error?.type === 'timeout' || task.error?.type === 'cancelled')
+    return EXIT.stopped;
+  return EXIT.failed;
 }

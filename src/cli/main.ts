@@ -7,7 +7,12 @@ import {
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
-import { registerValidateCommand, registerWorkerCommand } from './commands/register-fleet-commands.ts';
+import {
+  registerFleetCommands,
+  registerTaskCommand,
+  registerValidateCommand,
+  registerWorkerCommand,
+} from './commands/register-fleet-commands.ts';
 import { registerMcpCommand, registerServeCommand } from './commands/register-serve-command.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Output } from './render.ts';
@@ -34,6 +39,8 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerMcpCommand(program, wrap, err);
   registerWorkerCommand(program, wrap, out, err);
   registerValidateCommand(program, wrap, out, err);
+  registerTaskCommand(program, wrap, out, err);
+  registerFleetCommands(program, wrap, out);
   return program;
 }
 
@@ -50,6 +57,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const err: Output = {
     write: (text) => void (closed.stderr || process.stderr.write(text)),
     isTTY: process.stderr.isTTY === true,
+    colors: process.stderr.isTTY === true && process.stderr.hasColors(),
+    columns: process.stderr.columns,
   };
   const program = buildProgram(out, err, (exit) => {
     code = exit;
@@ -65,7 +74,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 // Commands that drive a run: a closed pipe must not abandon it.
-const RUNNING_COMMANDS = new Set(['run', 'resume']);
+const RUNNING_COMMANDS = new Set(['run', 'resume', 'task']);
 
 // `agency tail R | head -1`: once the reader is gone, there is nobody to tell; end at once, without a stack trace.
 // `agency run … | head -1` is different: the run goes on to its end (the journal has every event), its output is

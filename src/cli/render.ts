@@ -8,9 +8,11 @@ import type { DoTaskResult } from '../task/result.ts';
  */
 export type Output = { write(text: string): void; isTTY: boolean; colors?: boolean; columns?: number };
 
-type Colour = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
+/** The colours the CLI uses. */
+export type Colour = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
 
-function paint(out: Output, colour: Colour, text: string): string {
+/** `text` in `colour` where `out` takes colours (node:util `styleText`); as it is elsewhere. */
+export function paint(out: Output, colour: Colour, text: string): string {
   return out.colors === true ? styleText(colour, text, { validateStream: false }) : text;
 }
 

@@ -48,6 +48,10 @@ describe('agency start-up', () => {
       'mcp',
       'worker',
       'validate',
+      'task',
+      'fleet',
+      'shutdown',
+      'kill',
     ].map((command) => [[command], command] as [string[], string]),
   ])('%j --help prints what it always has', async (args, fixture) => {
     const { stdout } = await exec(process.execPath, [agency, ...args, '--help']);
@@ -61,6 +65,7 @@ describe('agency start-up', () => {
     expect(files.filter((path) => !path.startsWith('src/cli/') && path !== 'bin/agency.js')).toEqual([]);
     expect(files).not.toContain('src/cli/commands/run.ts');
     expect(files).not.toContain('src/cli/commands/inspect.ts');
+    expect(files.filter((path) => path.startsWith('src/cli/commands/') && !path.includes('/register-'))).toEqual([]);
   });
 
   it('status loads its own command, not the runner, the models, the tools or the state validator', async () => {
@@ -101,5 +106,15 @@ describe('agency start-up', () => {
     expect(files).toContain('src/config/validate-configs.ts');
     expect(files.filter((path) => /^src\/(fleet\/worker|server|task\/runner)/.test(path))).toEqual([]);
     expect(packages.filter((name) => ['hono', '@hono/node-server', 'pino'].includes(name))).toEqual([]);
+  });
+
+  it('fleet loads discovery and the worker client, not the runner, the models, the tools or the task layer', async () => {
+    const { files, packages, stdout } = await loadedBy(['fleet', '--ports', '1-1']);
+    expect(stdout).toContain('No components found.');
+    expect(files).toContain('src/fleet/discovery/discovery.ts');
+    // Of the task layer, only the pid check (`task/lock.ts`) that `agency kill` shares.
+    const heavy = /^src\/(model|tools|agent|sandbox|task|server|service\/task)/;
+    expect(files.filter((path) => heavy.test(path) && path !== 'src/task/lock.ts')).toEqual([]);
+    expect(packages.filter((name) => name.startsWith('@ai-sdk/') || name === 'ajv' || name === 'hono')).toEqual([]);
   });
 });

@@ -9,15 +9,28 @@ export type Clock = {
 /** The real clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** A clock that can also call back later: pass one in so tests advance time by hand instead of waiting. */
+export type Timers = Clock & {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+};
+
+/** The real timers. */
+export const systemTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 /** Waits `ms` milliseconds, or rejects with AgencyError `aborted` as soon as `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, timers: Timers = systemTimers): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortedError(signal));
   return new Promise((resolve, reject) => {
     const onAbort = () => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       reject(abortedError(signal));
     };
-    const timer = setTimeout(() => {
+    const timer = timers.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);

@@ -106,21 +106,23 @@ export const ERROR_CODES = {
   unauthorized: { retryable: false, summary: 'The request carries no valid credentials.' },
   forbidden: { retryable: false, summary: 'The request is not allowed from where it came.' },
 
-  // Calling a server (additions)
+  // Calling a server or a worker (additions)
   http_error: {
     retryable: false,
     summary: 'The server answered with an error no other code names; details.status and details.error say which.',
   },
   response_invalid: {
     retryable: false,
-    summary: "The server's answer does not match the API's schemas (a server of another version?).",
+    summary: "An answer does not match the API's schemas: malformed JSON, or a shape of another version.",
   },
-  // Fleet workers (additions)
-  worker_busy: { retryable: true, summary: 'The worker is running another task; poll, or try another worker.' },
+
+  // Fleet (additions)
+  agent_busy: { retryable: true, summary: 'The worker is running a task; try another worker, or wait.' },
   worker_unavailable: {
     retryable: true,
     summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
   },
+  no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

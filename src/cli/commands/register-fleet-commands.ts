@@ -1,6 +1,90 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
+import { collect } from './register-run-commands.ts';
+
+function whole(what: string, min: number, max: number) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < min || number > max)
+      throw new InvalidArgumentError(`must be ${what} (${min}–${max})`);
+    return number;
+  };
+}
+const seconds = whole('a number of seconds', 1, 86_400);
+const port = whole('a port number', 1, 65_535);
+const repeat = (value: string, previous: string[] = []) => collect(value, previous);
+
+// Where every fleet command looks for components.
+function discoveryOptions(command: Command): Command {
+  return command
+    .option('--ports <from-to>', 'the port range scanned on 127.0.0.1 (default: $AGENCY_FLEET_PORTS, else 9000-9199)')
+    .option(
+      '--url <url>',
+      'a component at a known URL, besides the scan (repeatable; also $AGENCY_FLEET_URLS)',
+      repeat,
+    );
+}
+
+/** Registers `agency task`, the CLI director. */
+export function registerTaskCommand(program: Command, wrap: WrapAction, out: Output, err: Output): void {
+  discoveryOptions(
+    program
+      .command('task')
+      .description(
+        'Send a prompt to an idle worker of the fleet, follow it, print its answer (exit codes: docs/cli.md)',
+      )
+      .argument('[prompt]', 'what to do')
+      .option('--agent <url|name>', 'the worker to send it to: a URL, a name or a port (default: any idle one)')
+      .option('--session <id>', 'carry on this session')
+      .option('--continue', 'carry on the last session')
+      .option('--end', 'end the session (--session, else the last one) instead of sending a prompt')
+      .option('--model <name>', "the model for this task (default: the worker's)")
+      .option('--timeout <seconds>', 'the worker stops the task after this long', seconds)
+      .option('--wait [seconds]', 'when every worker is busy, wait for one (default 300 s) instead of failing', seconds)
+      .option('--json', 'print the final task as JSON')
+      .option('--root <dir>', 'the data root, where sessions are remembered (default: $AGENCY_ROOT, else ~/.agency)'),
+  ).action(
+    wrap(async (prompt: string | undefined, options) =>
+      (await import('./task.ts')).taskCommand(prompt, options, out, err),
+    ),
+  );
+}
+
+/** Registers `agency fleet`, `agency shutdown` and `agency kill`. */
+export function registerFleetCommands(program: Command, wrap: WrapAction, out: Output): void {
+  const commands = () => import('./fleet.ts');
+  discoveryOptions(
+    program
+      .command('fleet')
+      .description('List the components of the fleet: type, state, health, uptime, current task')
+      .option('--json', 'print machine-readable JSON')
+      .option('--watch', 'keep polling and redrawing until Ctrl-C'),
+  ).action(wrap(async (options) => (await commands()).fleetCommand(options, out)));
+
+  const selectors = (command: Command) =>
+    discoveryOptions(
+      command
+        .option('--all', 'every component found')
+        .option('--agents', 'the agents')
+        .option('--directors', 'the directors, helpers and views')
+        .option('--port <n>', 'the component on this port of 127.0.0.1', port),
+    );
+  selectors(
+    program
+      .command('shutdown')
+      .description('Ask components to shut down gracefully; one running a task refuses unless --force')
+      .option('--force', 'cancel a running task instead of refusing')
+      .option('--timeout <seconds>', 'how long a component may drain (its default otherwise)', seconds),
+  ).action(wrap(async (options) => (await commands()).shutdownCommand(options, out)));
+
+  selectors(
+    program
+      .command('kill')
+      .description("Stop components' processes: SIGTERM, then SIGKILL after 5 s")
+      .option('--root <dir>', 'the data root, for pid files (default: $AGENCY_ROOT, else ~/.agency)'),
+  ).action(wrap(async (options) => (await commands()).killCommand(options, out)));
+}
 
 /** Registers `agency validate`. */
 export function registerValidateCommand(program: Command, wrap: WrapAction, out: Output, err: Output): void {
@@ -17,13 +101,6 @@ export function registerValidateCommand(program: Command, wrap: WrapAction, out:
     );
 }
 
-function port(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0 || number > 65_535)
-    throw new InvalidArgumentError('must be a port number');
-  return number;
-}
-
 /** Registers `agency worker`. */
 export function registerWorkerCommand(program: Command, wrap: WrapAction, out: Output, err: Output): void {
   program
@@ -32,7 +109,7 @@ export function registerWorkerCommand(program: Command, wrap: WrapAction, out: O
     .argument('[name]', 'the worker: its config is agents/<name>/config.yaml under the data root')
     .option('--config <file>', 'a config file instead (its directory is the instance directory)')
     .option('--root <dir>', 'the data root (default: $AGENCY_ROOT, else ~/.agency)')
-    .option('--port <n>', "instead of the config's port (0 picks a free one)", port)
+    .option('--port <n>', "instead of the config's port (0 picks a free one)", whole('a port number', 0, 65_535))
     .action(
       wrap(async (name: string | undefined, options: { config?: string; root?: string; port?: number }) =>
         (await import('./worker.ts')).workerCommand(name, options, out, err),

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
-import { addServerOptions, checkLocal, type ServerFlags } from './server-options.ts';
+import { addServerOptions, checkLocal, type ServerFlags } from './register-server-options.ts';
 
 // A command's module is loaded when its action runs, so `agency --help` and a usage error never load the task layer.
 // With --server, `remote-inspect.ts` loads the client, and the task layer stays unloaded.

@@ -3,7 +3,7 @@ import type { ModelPrice } from '../../core/model-catalog.ts';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
 import type { RemoteRunOptions } from './remote-run.ts';
-import { addServerOptions, checkLocal } from './server-options.ts';
+import { addServerOptions, checkLocal } from './register-server-options.ts';
 
 // `run.ts` loads the whole runtime (runner, models, tools); it is imported when `run` or `resume` starts, so
 // `agency --help` and the other commands never pay for it. With --server, `remote-run.ts` loads the client only.

@@ -4,7 +4,7 @@ import { describeChanges } from '../../task/phases/plan-changes.ts';
 import { EXIT } from '../exit-codes.ts';
 import { formatFrame, type Output } from '../render.ts';
 import { connect, type Remote, taskIdArgument } from '../remote/connect.ts';
-import type { ServerFlags } from './server-options.ts';
+import type { ServerFlags } from './register-server-options.ts';
 
 // The same commands as inspect.ts, on a task of a server: `<root>` is its task id, and what a local command reads
 // from the task folder comes from the API.

@@ -6,9 +6,9 @@ import { createProgressView, formatResult, type Output } from '../render.ts';
 import { connect, type Remote, taskIdArgument } from '../remote/connect.ts';
 import { doTaskResultOf } from '../remote/result-json.ts';
 import { readTaskToSend } from '../remote/task-upload.ts';
-import { stopOnSignals } from '../stop-on-signals.ts';
+import { runStopNotice, stopOnSignals } from '../signals.ts';
 import type { RunCommandOptions } from './run.ts';
-import type { ServerFlags } from './server-options.ts';
+import type { ServerFlags } from './register-server-options.ts';
 
 /** Options of `agency run --server` and `agency resume --server`. */
 export type RemoteRunOptions = RunCommandOptions & ServerFlags;
@@ -111,8 +111,8 @@ async function follow(
   };
   const removeSignalHandlers = stopOnSignals(
     out,
+    runStopNotice(remote.command('resume', id)),
     () => void stop().catch((error: unknown) => err.write(`agency: ${(error as Error).message}\n`)),
-    remote.command('resume', id),
   );
   try {
     const events = client.tasks.events(id, {

@@ -13,8 +13,8 @@ import type { ResultView } from '../../task/result.ts';
 import { createRunner, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
+import { runStopNotice, stopOnSignals } from '../signals.ts';
 import { type OperatorFlags, readOperatorSettings } from '../operator-config.ts';
-import { stopOnSignals } from '../stop-on-signals.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, type RunSettings, taskConfigPath } from '../task-config.ts';
 
@@ -135,7 +135,8 @@ export async function runCommand(
     unsubscribe();
     return exitCodeForFinishedRun(error, root, out);
   }
-  const removeSignalHandlers = stopOnSignals(out, () => runner.stop(handle, 'cancelled'));
+  // The first Ctrl-C stops at the next step boundary; a second one quits at once.
+  const removeSignalHandlers = stopOnSignals(out, runStopNotice(), () => runner.stop(handle, 'cancelled'));
   try {
     const result = await runner.run(handle, { view: options.view ?? 'summary' });
     view.close();

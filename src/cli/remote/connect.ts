@@ -1,6 +1,6 @@
 import { taskIdSchema } from '../../api/schemas.ts';
 import { type AgencyClient, createClient } from '../../client/index.ts';
-import type { ServerFlags } from '../commands/server-options.ts';
+import type { ServerFlags } from '../commands/register-server-options.ts';
 
 /** A client for the server a command was pointed at, and how to name that server in the commands it prints. */
 export type Remote = {

@@ -90,7 +90,7 @@ describe('the worker API: tasks', () => {
         error: 'agent_busy',
         message: `Agent is currently processing ${first.task_id}`,
         current_task: first.task_id,
-        details: { current_task: first.task_id, agency_code: 'worker_busy', retryable: true },
+        details: { current_task: first.task_id, agency_code: 'agent_busy', retryable: true },
       },
     });
     (await kit.gate.next()).finish();

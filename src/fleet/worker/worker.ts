@@ -83,7 +83,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         { details: { state: phase === 'stopping' ? 'stopping' : 'starting' } },
       );
     if (current)
-      throw new AgencyError('worker_busy', `Agent is currently processing ${current.record.task_id}`, {
+      throw new AgencyError('agent_busy', `Agent is currently processing ${current.record.task_id}`, {
         details: { current_task: current.record.task_id },
       });
     return context;

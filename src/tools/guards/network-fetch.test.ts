@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgencyError } from '../../core/errors.ts';
 import { guardedFetch } from './network-fetch.ts';
 import type { NetworkLookup } from './network-resolve.ts';
+import { rejection } from '../../../test/support/rejection.ts';
 
 type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
 type Served = { port: number; origin: string; connections: number; seen: Seen[]; close(): Promise<void> };
@@ -60,15 +60,6 @@ const redirect = (status: number, location: string) => (_req: IncomingMessage, r
   res.writeHead(status, { location }).end();
 const LOCAL = { allow: ['127.0.0.1/32'] };
 
-async function refusal(promise: Promise<unknown>): Promise<AgencyError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected an AgencyError, got ${String(error)}`);
-  return error;
-}
-
 describe('guardedFetch against allowlisted local servers', () => {
   it('fetches from 127.0.0.1 when the allowlist opens it', async () => {
     const server = await serve((_req, res) => res.writeHead(200, { 'x-kind': 'test' }).end('hello'));
@@ -83,7 +74,7 @@ describe('guardedFetch against allowlisted local servers', () => {
 
   it('refuses the same server without the allowlist, before connecting', async () => {
     const server = await serve((_req, res) => res.end('reached'));
-    const error = await refusal(guardedFetch(`${server.origin}/`));
+    const error = await rejection(guardedFetch(`${server.origin}/`));
     expect(error.code).toBe('network_blocked');
     expect(error.message).toContain('127.0.0.1 is a loopback address');
     expect(error.message).toContain('"127.0.0.1/32"');
@@ -95,7 +86,7 @@ describe('guardedFetch against allowlisted local servers', () => {
     const closed = await serve((_req, res) => res.end('closed'));
     const policy = { allow: [`127.0.0.1:${open.port}`] };
     expect(text((await guardedFetch(`${open.origin}/`, { policy })).body)).toBe('open');
-    expect((await refusal(guardedFetch(`${closed.origin}/`, { policy }))).code).toBe('network_blocked');
+    expect((await rejection(guardedFetch(`${closed.origin}/`, { policy }))).code).toBe('network_blocked');
     expect(closed.connections).toBe(0);
   });
 
@@ -125,7 +116,7 @@ describe('guardedFetch against allowlisted local servers', () => {
       guardedFetch(url, { policy: { maxRedirects: -1 } }),
       guardedFetch(url, { policy: { allow: ['10.0.0.1/8'] } }),
     ];
-    for (const error of await Promise.all(cases.map(refusal))) expect(error.code).toBe('invalid_argument');
+    for (const error of await Promise.all(cases.map(rejection))) expect(error.code).toBe('invalid_argument');
   });
 
   it('reaches an IPv6 loopback server through a ::1 entry', async (ctx) => {
@@ -155,7 +146,7 @@ describe('guardedFetch redirects', () => {
 
   it('refuses a redirect to cloud metadata', async () => {
     const server = await serve(redirect(302, 'http://169.254.169.254/latest/meta-data/'));
-    const error = await refusal(guardedFetch(`${server.origin}/`, { policy: LOCAL }));
+    const error = await rejection(guardedFetch(`${server.origin}/`, { policy: LOCAL }));
     expect(error.code).toBe('network_blocked');
     expect(error.message).toMatch(/^Redirect from http:\/\/127\.0\.0\.1:\d+\/ refused\./);
     expect(error.message).toContain('169.254.169.254 is a cloud metadata endpoint');
@@ -164,7 +155,7 @@ describe('guardedFetch redirects', () => {
   it('refuses a redirect to a loopback port the allowlist does not open, which sees no connection', async () => {
     const target = await serve((_req, res) => res.end('internal admin'));
     const allowed = await serve(redirect(301, `${target.origin}/admin`));
-    const error = await refusal(
+    const error = await rejection(
       guardedFetch(`${allowed.origin}/`, { policy: { allow: [`127.0.0.1:${allowed.port}`] } }),
     );
     expect(error.code).toBe('network_blocked');
@@ -175,7 +166,7 @@ describe('guardedFetch redirects', () => {
 
   it('stops after maxRedirects', async () => {
     const server = await serve(redirect(302, '/again'));
-    const error = await refusal(guardedFetch(`${server.origin}/`, { policy: { ...LOCAL, maxRedirects: 2 } }));
+    const error = await rejection(guardedFetch(`${server.origin}/`, { policy: { ...LOCAL, maxRedirects: 2 } }));
     expect(error.code).toBe('network_too_many_redirects');
     expect(server.seen).toHaveLength(3);
   });
@@ -242,7 +233,7 @@ describe('guardedFetch pins the address it checked', () => {
   it('refuses a name when any of its answers is blocked, even if the first is allowed', async () => {
     const server = await serve((_req, res) => res.end('reached'));
     const lookup: NetworkLookup = async () => [{ address: '127.0.0.1' }, { address: '10.0.0.7' }];
-    const error = await refusal(guardedFetch(`http://multi.test:${server.port}/`, { lookup, policy: LOCAL }));
+    const error = await rejection(guardedFetch(`http://multi.test:${server.port}/`, { lookup, policy: LOCAL }));
     expect(error.code).toBe('network_blocked');
     expect(error.message).toContain('multi.test resolved to 10.0.0.7');
     expect(server.connections).toBe(0);

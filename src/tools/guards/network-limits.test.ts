@@ -1,8 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgencyError } from '../../core/errors.ts';
 import { guardedFetch } from './network-fetch.ts';
+import { rejection } from '../../../test/support/rejection.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -20,15 +20,6 @@ async function serve(handler: RequestListener): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-async function refusal(promise: Promise<unknown>): Promise<AgencyError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected an AgencyError, got ${String(error)}`);
-  return error;
-}
-
 const allow = ['127.0.0.1/32'];
 
 describe('guardedFetch limits', () => {
@@ -43,7 +34,7 @@ describe('guardedFetch limits', () => {
       pump();
     });
     const started = Date.now();
-    const error = await refusal(guardedFetch(url, { policy: { allow, maxBytes: 100_000 } }));
+    const error = await rejection(guardedFetch(url, { policy: { allow, maxBytes: 100_000 } }));
     expect(error.code).toBe('network_response_too_large');
     expect(error.message).toContain('over the limit of 100000');
     expect(error.message).toContain('policy.maxBytes');
@@ -53,7 +44,7 @@ describe('guardedFetch limits', () => {
 
   it('refuses a declared Content-Length over the cap without reading it', async () => {
     const url = await serve((_req, res) => res.writeHead(200, { 'content-length': '5000000' }).end());
-    const error = await refusal(guardedFetch(url, { policy: { allow, maxBytes: 1000 } }));
+    const error = await rejection(guardedFetch(url, { policy: { allow, maxBytes: 1000 } }));
     expect(error.code).toBe('network_response_too_large');
     expect(error.message).toContain('declares 5000000 bytes');
   });
@@ -67,7 +58,7 @@ describe('guardedFetch limits', () => {
   it('times out on a server that never answers', async () => {
     const url = await serve(() => {});
     const started = Date.now();
-    const error = await refusal(guardedFetch(url, { policy: { allow, timeoutMs: 200 } }));
+    const error = await rejection(guardedFetch(url, { policy: { allow, timeoutMs: 200 } }));
     expect(error.code).toBe('timeout');
     expect(error.message).toContain('within 200 ms');
     expect(error.message).toContain('policy.timeoutMs');
@@ -79,13 +70,13 @@ describe('guardedFetch limits', () => {
       res.writeHead(200);
       res.write('partial');
     });
-    const error = await refusal(guardedFetch(url, { policy: { allow, timeoutMs: 200 } }));
+    const error = await rejection(guardedFetch(url, { policy: { allow, timeoutMs: 200 } }));
     expect(error.code).toBe('timeout');
   });
 
   it('times out on a resolver that never answers', async () => {
     const lookup = () => new Promise<never>(() => {});
-    const error = await refusal(guardedFetch('http://slow.test/', { lookup, policy: { timeoutMs: 100 } }));
+    const error = await rejection(guardedFetch('http://slow.test/', { lookup, policy: { timeoutMs: 100 } }));
     expect(error.code).toBe('timeout');
   });
 
@@ -93,9 +84,9 @@ describe('guardedFetch limits', () => {
     const url = await serve(() => {});
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const error = await refusal(guardedFetch(url, { policy: { allow }, signal: controller.signal }));
+    const error = await rejection(guardedFetch(url, { policy: { allow }, signal: controller.signal }));
     expect(error.code).toBe('aborted');
-    const already = await refusal(guardedFetch(url, { policy: { allow }, signal: AbortSignal.abort() }));
+    const already = await rejection(guardedFetch(url, { policy: { allow }, signal: AbortSignal.abort() }));
     expect(already.code).toBe('aborted');
   });
 
@@ -103,7 +94,7 @@ describe('guardedFetch limits', () => {
     const url = await serve(() => {});
     const port = new URL(url).port;
     await new Promise<void>((resolve) => servers.pop()?.close(() => resolve()));
-    const error = await refusal(guardedFetch(`http://127.0.0.1:${port}/`, { policy: { allow } }));
+    const error = await rejection(guardedFetch(`http://127.0.0.1:${port}/`, { policy: { allow } }));
     expect(error.code).toBe('network_failed');
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('ECONNREFUSED');
@@ -113,14 +104,14 @@ describe('guardedFetch limits', () => {
     const lookup = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.test'), { code: 'ENOTFOUND' });
     };
-    const error = await refusal(guardedFetch('http://nowhere.test/', { lookup }));
+    const error = await rejection(guardedFetch('http://nowhere.test/', { lookup }));
     expect(error.code).toBe('network_failed');
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('could not resolve nowhere.test');
   });
 
   it('reports a resolver with no answers as a network failure', async () => {
-    const error = await refusal(guardedFetch('http://empty.test/', { lookup: async () => [] }));
+    const error = await rejection(guardedFetch('http://empty.test/', { lookup: async () => [] }));
     expect(error.code).toBe('network_failed');
   });
 });

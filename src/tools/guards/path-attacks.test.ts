@@ -8,6 +8,7 @@ import { openInScope } from './path-open.ts';
 import { quotePath } from './path-refusal.ts';
 import { resolveInScope, type ScopeMode } from './path-resolve.ts';
 import { isInsideRoot } from './path-roots.ts';
+import { rejection } from '../../../test/support/rejection.ts';
 
 type AttackCase = {
   name: string;
@@ -48,15 +49,6 @@ function rootsOf(c: AttackCase): string[] {
   return (c.roots ?? ['task', 'progress']).map((root) => path.join(tree.top, root) + (root.endsWith('/') ? '/' : ''));
 }
 
-async function refusalOf(action: Promise<unknown>): Promise<AgencyError> {
-  const error = await action.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected a refusal, got ${String(error)}`);
-  return error;
-}
-
 function expectRefusal(error: AgencyError, c: AttackCase, p: string): void {
   expect(error.code).toBe(c.code);
   expect(error.message).toContain(quotePath(p));
@@ -84,15 +76,15 @@ describe('path attack corpus', () => {
 });
 
 async function expectRefused(c: AttackCase, roots: string[], p: string): Promise<void> {
-  expectRefusal(await refusalOf(resolveInScope(roots, p, c.mode)), c, p);
+  expectRefusal(await rejection(resolveInScope(roots, p, c.mode)), c, p);
   if (c.mode === 'read') {
-    expectRefusal(await refusalOf(readFileInScope(roots, p)), c, p);
-    expectRefusal(await refusalOf(openInScope(roots, p, 'read')), c, p);
+    expectRefusal(await rejection(readFileInScope(roots, p)), c, p);
+    expectRefusal(await rejection(openInScope(roots, p, 'read')), c, p);
   } else if (c.mode === 'write') {
-    expectRefusal(await refusalOf(openInScope(roots, p, 'write')), c, p);
+    expectRefusal(await rejection(openInScope(roots, p, 'write')), c, p);
   } else {
-    expectRefusal(await refusalOf(writeFileAtomicInScope(roots, p, `written by ${c.name}`)), c, p);
-    expectRefusal(await refusalOf(openInScope(roots, p, 'create')), c, p);
+    expectRefusal(await rejection(writeFileAtomicInScope(roots, p, `written by ${c.name}`)), c, p);
+    expectRefusal(await rejection(openInScope(roots, p, 'create')), c, p);
   }
 }
 
@@ -101,7 +93,7 @@ async function expectAllowed(c: AttackCase, roots: string[], p: string): Promise
   expect(isInsideRoot(resolved.root, resolved.path)).toBe(true);
   if (c.mode === 'read') {
     if (resolved.kind === 'directory') {
-      expect((await refusalOf(readFileInScope(roots, p))).code).toBe('path_invalid');
+      expect((await rejection(readFileInScope(roots, p))).code).toBe('path_invalid');
       return;
     }
     const text = (await readFileInScope(roots, p)).toString('utf8');
