@@ -1,0 +1,38 @@
+// The port through which a director hands work to workers. On one machine it is discovery plus HTTP to the worker
+// that takes the task; on many machines (a database URL) it is a queue. Directors see only this.
+import type { TaskErrorType, WorkerTask, WorkerTaskRequest } from '../api/worker-schemas.ts';
+
+/** A task a director has handed out: enough to find it again after a restart (keep it in `state.json`). */
+export type DispatchedTask = {
+  /** The worker that holds the task (its name, as its `/status` gives it) and where it answered. */
+  worker: { name: string; url: string };
+  task_id: string;
+  session_id: string;
+};
+
+/** What a director asks for. `workdir`, when given, is where the executor works instead of a fresh session dir. */
+export type DispatchRequest = WorkerTaskRequest & {
+  workdir?: string;
+  /** Prefer this worker (affinity: the one used before for the same workdir), if it is idle. */
+  prefer?: string;
+  /** How long to wait for an idle worker before failing with `agent_busy` or `no_worker`. @default 0 */
+  waitMs?: number;
+};
+
+/** How a handed-out task ended, as the director sees it. */
+export type DispatchOutcome =
+  | { state: 'idle' | 'completed' | 'cancelled'; task: WorkerTask }
+  | { state: 'failed'; task: WorkerTask; error: { type: TaskErrorType; message: string } }
+  /** The worker stopped answering or lost the task: re-queue or report, per the director's config. */
+  | { state: 'lost'; error: { type: 'worker_lost'; message: string } };
+
+/** Hands tasks to workers and follows them. Every call may be retried after a director restart. */
+export type TaskDispatch = {
+  dispatch(request: DispatchRequest, options?: { signal?: AbortSignal }): Promise<DispatchedTask>;
+  /** Waits until the task leaves `queued`/`working`/`cancelling`: `idle` (a session waiting), or a final state. */
+  settle(task: DispatchedTask, options?: { signal?: AbortSignal }): Promise<DispatchOutcome>;
+  /** The next prompt in the task's session, on the worker that holds it. */
+  continue(task: DispatchedTask, prompt: string, options?: { signal?: AbortSignal }): Promise<void>;
+  end(task: DispatchedTask, options?: { signal?: AbortSignal }): Promise<void>;
+  cancel(task: DispatchedTask, options?: { signal?: AbortSignal }): Promise<void>;
+};
