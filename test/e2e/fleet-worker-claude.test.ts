@@ -13,18 +13,13 @@ import { descendantsOf } from '../../src/sandbox/process-tree.ts';
 import { findAgentCli } from '../support/agent-clis.ts';
 import { filesUnder, findCanary } from '../support/canary-scan.ts';
 import { cli as agencyCli } from '../support/cli.ts';
+import { taskText } from '../support/scripted-executor.ts';
 import {
   type ScriptContext,
   type ScriptedTurn,
   startScriptedMessagesServer,
 } from '../support/scripted-messages-server.ts';
-import {
-  startWorkerProcess,
-  taskText,
-  waitForState,
-  type WorkerProcess,
-  workerRoot,
-} from '../support/worker-process.ts';
+import { startWorkerProcess, waitForState, type WorkerProcess, workerRoot } from '../support/worker-process.ts';
 
 const claude = findAgentCli('claude');
 const sandbox = await checkSandbox(createExecutorSandbox());

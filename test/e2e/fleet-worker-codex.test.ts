@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { createExecutorSandbox } from '../../src/fleet/executors/cli/cli-executor-options.ts';
 import { checkSandbox } from '../../src/sandbox/check-sandbox.ts';
 import { findAgentCli } from '../support/agent-clis.ts';
+import { taskText } from '../support/scripted-executor.ts';
 import { startScriptedResponsesServer } from '../support/scripted-responses-server.ts';
-import { startWorkerProcess, taskText, waitForState, workerRoot } from '../support/worker-process.ts';
+import { startWorkerProcess, waitForState, workerRoot } from '../support/worker-process.ts';
 
 const codex = findAgentCli('codex');
 const sandbox = await checkSandbox(createExecutorSandbox());

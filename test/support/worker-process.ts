@@ -103,11 +103,6 @@ export async function startWorkerProcess(
   };
 }
 
-/** A task's own prompt in the whole prompt an executor gets: after the instructions the worker puts first. */
-export function taskText(prompt: string): string {
-  return (prompt.split('# Task\n\n').at(-1) ?? '').trim();
-}
-
 /** Polls `GET /task/:id` until its state is one of `states`; returns the task. */
 export async function waitForState(
   worker: WorkerProcess,
