@@ -23,8 +23,11 @@ export function createExecutor(setup: ExecutorSetup): Executor {
   };
 }
 
-// The task's own text: what follows the composed prompt's last "# Task" heading (a continue sends it alone).
-function taskText(prompt: string): string {
+/**
+ * A task's own text in the whole prompt an executor gets: what follows the composed prompt's last "# Task" heading,
+ * after the instructions the worker puts first (a continue sends it alone).
+ */
+export function taskText(prompt: string): string {
   const at = prompt.lastIndexOf('# Task\n\n');
   return (at === -1 ? prompt : prompt.slice(at + 8)).trim();
 }

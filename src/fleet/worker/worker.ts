@@ -65,7 +65,6 @@ export function createWorker(deps: WorkerDeps): Worker {
   const newTaskId = deps.newTaskId ?? newWorkerTaskId;
   const newSessionId = deps.newSessionId ?? randomUUID;
   const tasks = new Map<string, LiveTask>();
-  const credentialVariables = new Set(Object.values(config.credentials));
   let phase: WorkerPhase = 'starting';
   let context: TurnContext | undefined;
   let current: LiveTask | undefined;
@@ -149,7 +148,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     async submit(request) {
       const turns = takingTasks();
       const env = request.env ?? {};
-      checkTaskEnv(env, credentialVariables, redactor);
+      checkTaskEnv(env, config, redactor);
       const sessionId = request.session_id ?? newSessionId();
       // A session this worker has run before continues (Claude Code's --resume); any other starts fresh.
       const resume = request.session_id != null && existsSync(join(config.sessionDir, sessionId));
