@@ -10,8 +10,8 @@ import { AgencyError } from '../../core/errors.ts';
 import { defaultRedactor, type Redactor } from '../../core/redact.ts';
 import { createLogger } from '../../obs/logger.ts';
 import { rollingFile } from '../../obs/rolling-file.ts';
-import { allowedHosts, wildcardNames } from '../../server/auth.ts';
-import { serverToken } from '../../server/server-files.ts';
+import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
+import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor } from '../executors/load-executor.ts';
 import { createHistoryStore } from './history-store.ts';
 import { readInstructions } from './instructions.ts';
@@ -80,7 +80,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     logger: { warn: (message) => logger.warn(message) },
   });
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.bind);
-  const token = loopback ? undefined : await serverToken(config.instanceDir, env);
+  const token = loopback ? undefined : await apiToken(config.instanceDir, env);
   if (token) redactor.register(token.token);
   const home = join(config.instanceDir, 'home');
   await mkdir(home, { recursive: true, mode: 0o700 });

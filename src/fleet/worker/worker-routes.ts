@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorBodySchema } from '../../api/schemas.ts';
-import type { Route } from '../../server/route.ts';
+import type { Route } from '../../http/route.ts';
 import {
   cancelResponseSchema,
   continueRequestSchema,
