@@ -112,6 +112,7 @@ export async function workerKit(options: WorkerKitOptions = {}) {
         port: () => 9000,
         executorVersion: () => '9.9.9 (gate)',
         startedAt: Date.now(),
+        pid: process.pid,
         now: Date.now,
       }),
     onShutdown: (drained) => shutdowns.push(drained),

@@ -40,7 +40,10 @@ export async function workerRoot(
   return root;
 }
 
-/** Spawns `agency worker <name> --root <root> --port 0` and waits for its URL (and, unless told not to, `ready`). */
+/**
+ * Spawns `agency worker <name> --root <root> --port <port>` (0: a free one) and waits for its URL (and, unless told not
+ * to, `ready`).
+ */
 export async function startWorkerProcess(
   name: string,
   root: string,
@@ -48,9 +51,10 @@ export async function startWorkerProcess(
     env = {},
     waitReady = true,
     args = [],
-  }: { env?: Record<string, string>; waitReady?: boolean; args?: string[] } = {},
+    port = 0,
+  }: { env?: Record<string, string>; waitReady?: boolean; args?: string[]; port?: number } = {},
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [agency, 'worker', name, '--root', root, '--port', '0', ...args], {
+  const child = spawn(process.execPath, [agency, 'worker', name, '--root', root, '--port', String(port), ...args], {
     env: { ...process.env, AGENCY_WORKER_TEST_EXECUTOR: SCRIPTED_EXECUTOR, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

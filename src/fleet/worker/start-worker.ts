@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { AgencyRoot } from '../../config/agency-root.ts';
 import { loadInstanceCredentials } from '../../config/instance-credentials.ts';
 import type { WorkerConfig } from '../../config/worker-config.ts';
+import { sleep } from '../../core/clock.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { defaultRedactor, type Redactor } from '../../core/redact.ts';
 import { createLogger } from '../../obs/logger.ts';
@@ -38,6 +39,13 @@ export type StartWorkerOptions = {
   /** Checks every JSON answer against its schema. @default false */
   validateResponses?: boolean;
   now?: () => number;
+  /** When the process started, which `uptime_seconds` counts from. @default performance.timeOrigin */
+  startedAt?: number;
+  /**
+   * How long the port stays open after a shutdown that stopped a running task, so a director following the task sees
+   * how it ended (tasks get 503 meanwhile). @default 2000
+   */
+  lingerMs?: number;
 };
 
 /** A running worker. */
@@ -67,7 +75,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const env = options.env ?? process.env;
   const redactor = options.redactor ?? defaultRedactor;
   const now = options.now ?? Date.now;
-  const startedAt = now();
+  const startedAt = options.startedAt ?? performance.timeOrigin;
   await mkdir(config.instanceDir, { recursive: true, mode: 0o700 });
   const logger = createLogger({
     level: config.logLevel,
@@ -115,6 +123,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         port: () => port,
         executorVersion: () => executorVersion,
         startedAt,
+        pid: process.pid,
         now,
       }),
     onShutdown: (drained) => void close(drained),
@@ -129,10 +138,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  // Once drained: the port closes, then `closed` resolves (and `agency worker` exits).
+  // Once drained (and, after stopping a running task, lingered): the port closes, then `closed` resolves (and
+  // `agency worker` exits).
   function close(drained: Promise<void>): Promise<void> {
+    const followed = worker.active() !== undefined;
     return (closing ??= drained
       .catch(() => undefined)
+      .then(() => (followed ? sleep(options.lingerMs ?? 2_000) : undefined))
       .then(() => shutDownServer(server))
       .then(() => {
         lifecycle.info('stopped');

@@ -94,7 +94,12 @@ async function runTurn(
       usage.output = event.output;
       usage.costUsd = event.costUsd;
       usage.seen = true;
-    } else addLine(record, eventLine(event, now(), redactor));
+    } else {
+      // Also a lifecycle line of the worker, naming the task: a director following it shows the latest one.
+      const line = eventLine(event, now(), redactor);
+      addLine(record, line);
+      lifecycle[line.level === 'warn' ? 'warn' : 'info'](`task ${record.task_id}: ${line.message}`);
+    }
   };
   const workdir = join(config.sessionDir, record.session_id);
   let result: ExecutorResult;

@@ -51,9 +51,7 @@ export function createWorkerApp(options: WorkerAppOptions): Hono {
   app.notFound((c) => refuse(c, 'not_found', `No route ${c.req.method} ${c.req.path}`));
   app.use('*', securityHeaders());
   app.use('*', hostAndOriginGuard(hosts, 'http', 'use the address the worker is bound to'));
-  const authenticate = tokens
-    ? requireBearer(tokens, 'This worker is reachable beyond loopback')
-    : undefined;
+  const authenticate = tokens ? requireBearer(tokens, 'This worker is reachable beyond loopback') : undefined;
   const routes = workerRoutes(options);
   for (const route of routes)
     registerRoute(app, route, {

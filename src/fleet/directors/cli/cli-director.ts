@@ -1,7 +1,6 @@
 import { systemTimers, type Timers } from '../../../core/clock.ts';
 import { AgencyError } from '../../../core/errors.ts';
-import type { EndAnswer } from '../../api/worker-answers.ts';
-import type { WorkerTask, WorkerTaskRequest } from '../../api/worker-schemas.ts';
+import type { EndResponse, WorkerTask, WorkerTaskRequest } from '../../api/worker-schemas.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { followTask, type TaskProgress } from './follow-task.ts';
 import { findSession, isFinal, type SessionLocation } from './locate-session.ts';
@@ -126,7 +125,7 @@ export function createCliDirector({
     },
 
     /** Ends `session` (`'last'`: the last one): its open task is completed. */
-    async end(session: string): Promise<{ location: SessionLocation; answer: EndAnswer | undefined }> {
+    async end(session: string): Promise<{ location: SessionLocation; answer: EndResponse | undefined }> {
       const { sessionId, location, lastUrl } = await sessionOf(session);
       if (!location) {
         throw new AgencyError(
