@@ -24,8 +24,11 @@ export type HistoryStore = {
    * Returns the records rewritten, and the idle sessions, which a restarted worker still continues.
    */
   recover(): Promise<{ lost: HistoryRecord[]; idle: HistoryRecord[] }>;
-  /** Writes a record atomically and durably (writes are applied in call order), then drops old finished ones. */
-  save(record: HistoryRecord): Promise<void>;
+  /**
+   * Writes a record atomically and durably (writes are applied in call order), then drops old finished ones.
+   * `durable: false` skips the fsyncs: the record survives the worker being killed, not a power loss.
+   */
+  save(record: HistoryRecord, options?: { durable?: boolean }): Promise<void>;
   read(taskId: string): Promise<HistoryRecord | undefined>;
   /** A page of summaries, newest first. */
   page(page: number, limit: number): { items: TaskSummary[]; total: number };
@@ -41,8 +44,8 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
   const fileOf = (taskId: string) => join(dir, `${taskId}.json`);
   const sortedIds = () => [...index.keys()].sort().reverse();
 
-  const write = async (record: HistoryRecord) => {
-    await writeFileAtomic(fileOf(record.task_id), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  const write = async (record: HistoryRecord, durable: boolean) => {
+    await writeFileAtomic(fileOf(record.task_id), `${JSON.stringify(record)}\n`, { mode: 0o600, durable });
     index.set(record.task_id, toSummary(record, now()));
     const finished = sortedIds().filter((id) => isFinal(index.get(id)!.state));
     for (const old of finished.slice(limit)) {
@@ -51,12 +54,12 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
     }
   };
 
-  const save = (record: HistoryRecord) => {
+  const save = (record: HistoryRecord, { durable = true }: { durable?: boolean } = {}) => {
     const snapshot = structuredClone(record);
     pending.set(snapshot.task_id, snapshot);
     index.set(snapshot.task_id, toSummary(snapshot, now()));
     const done = queue
-      .then(() => write(snapshot))
+      .then(() => write(snapshot, durable))
       .finally(() => {
         if (pending.get(snapshot.task_id) === snapshot) pending.delete(snapshot.task_id);
       });

@@ -104,7 +104,8 @@ export function createWorker(deps: WorkerDeps): Worker {
     });
 
   // Runs a turn with the worker reserved for it from the first moment, so a second request is refused at once, and
-  // the record on disk before the answer, so a worker killed from then on leaves a trace of it.
+  // the record on disk before the answer, so a worker killed from then on leaves a trace of it. That write is not
+  // fsynced: a killed process's writes survive in the page cache, and the turn's outcome is written durably.
   const launch = async (
     turns: TurnContext,
     task: LiveTask,
@@ -116,7 +117,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     record.state = 'working';
     record.started_at ??= iso();
     addLine(record, { time: iso(), level: 'info', message: `turn ${record.turns}: ${previewOf(prompts.asked)}` });
-    const saved = history.save(record);
+    const saved = history.save(record, { durable: false });
     const onSettled = () => {
       if (current === task) current = undefined;
       if (isFinal(record.state)) tasks.delete(record.task_id);
