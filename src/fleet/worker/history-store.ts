@@ -73,18 +73,7 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const lost: HistoryRecord[] = [];
       const idle: HistoryRecord[] = [];
-      for (const name of (await readdir(dir)).sort()) {
-        const file = join(dir, name);
-        if (isTempFileName(name)) {
-          await unlink(file).catch(() => undefined);
-          continue;
-        }
-        if (!name.endsWith('.json')) continue;
-        const record = await parseRecord(file, name);
-        if (!record) {
-          await rename(file, `${file}.corrupt`).catch(() => undefined);
-          continue;
-        }
+      for (const record of await readRecords(dir, warn)) {
         if (isRunning(record.state)) {
           markLost(record, now());
           lost.push(record);
@@ -108,17 +97,39 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
       return { items, total: ids.length };
     },
   };
+}
 
-  async function parseRecord(file: string, name: string): Promise<HistoryRecord | undefined> {
-    try {
-      const parsed = historyRecordSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-      if (parsed.success && `${parsed.data.task_id}.json` === name) return parsed.data;
-      warn(`history: ${file} is not a task record (${parsed.error?.issues[0]?.message ?? 'wrong name'}); moved aside`);
-    } catch (error) {
-      warn(`history: ${file} cannot be read (${errorMessage(error)}); moved aside`);
+// Every record of the directory, in task order; torn temp files are removed, and a file that is not a record is
+// moved aside as `.corrupt` (with a warning).
+async function readRecords(dir: string, warn: (message: string) => void): Promise<HistoryRecord[]> {
+  const records: HistoryRecord[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const file = join(dir, name);
+    if (isTempFileName(name)) {
+      await unlink(file).catch(() => undefined);
+      continue;
     }
-    return undefined;
+    if (!name.endsWith('.json')) continue;
+    const record = await parseRecord(file, name, warn);
+    if (record) records.push(record);
+    else await rename(file, `${file}.corrupt`).catch(() => undefined);
   }
+  return records;
+}
+
+async function parseRecord(
+  file: string,
+  name: string,
+  warn: (message: string) => void,
+): Promise<HistoryRecord | undefined> {
+  try {
+    const parsed = historyRecordSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    if (parsed.success && `${parsed.data.task_id}.json` === name) return parsed.data;
+    warn(`history: ${file} is not a task record (${parsed.error?.issues[0]?.message ?? 'wrong name'}); moved aside`);
+  } catch (error) {
+    warn(`history: ${file} cannot be read (${errorMessage(error)}); moved aside`);
+  }
+  return undefined;
 }
 
 function markLost(record: HistoryRecord, now: number): void {
