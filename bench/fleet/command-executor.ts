@@ -34,6 +34,7 @@ function run([file, ...args]: [string, ...string[]], request: ExecutorRequest): 
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    request.onEvent({ type: 'started', message: `${file} started`, ...(child.pid ? { pid: child.pid } : {}) });
     const stop = () => child.kill('SIGTERM');
     request.signal.addEventListener('abort', stop, { once: true });
     child.once('error', (error) => {

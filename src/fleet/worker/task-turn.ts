@@ -105,9 +105,12 @@ async function runTurn(
   let result: ExecutorResult;
   let credentials: Awaited<ReturnType<CredentialBroker['credentialsFor']>> | undefined;
   try {
-    await saved;
-    credentials = await context.credentials?.credentialsFor(EXECUTOR_SCOPE);
-    await prepareSessionDir(workdir, resume);
+    // The record reaches the disk while the credentials and the session directory are made ready.
+    await Promise.all([
+      saved,
+      context.credentials?.credentialsFor(EXECUTOR_SCOPE).then((lent) => (credentials = lent)),
+      prepareSessionDir(workdir, resume),
+    ]);
     const env = executorEnv({
       hostEnv: context.hostEnv,
       home: context.home,
