@@ -86,8 +86,7 @@ export function registerFleetCommands(program: Command, wrap: WrapAction, out: O
   selectors(
     program
       .command('kill')
-      .description("Stop components' processes: SIGTERM, then SIGKILL after 5 s")
-      .option('--root <dir>', 'the data root, for pid files (default: $AGENCY_ROOT, else ~/.agency)'),
+      .description("Stop components' processes (their /status pid): SIGTERM, SIGKILL 5 s later"),
   ).action(wrap(async (options) => (await commands()).killCommand(options, out)));
 }
 
