@@ -84,9 +84,7 @@ export function registerFleetCommands(program: Command, wrap: WrapAction, out: O
   ).action(wrap(async (options) => (await commands()).shutdownCommand(options, out)));
 
   selectors(
-    program
-      .command('kill')
-      .description("Stop components' processes (their /status pid): SIGTERM, SIGKILL 5 s later"),
+    program.command('kill').description("Stop components' processes (their /status pid): SIGTERM, SIGKILL 5 s later"),
   ).action(wrap(async (options) => (await commands()).killCommand(options, out)));
 }
 
