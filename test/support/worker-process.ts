@@ -41,8 +41,9 @@ export async function workerRoot(
 }
 
 /**
- * Spawns `agency worker <name> --root <root> --port 0` and waits for its URL (and, unless told not to, `ready`). It
- * runs the scripted executor unless `scripted: false`, which leaves it the one its config names (a real CLI).
+ * Spawns `agency worker <name> --root <root> --port <port>` (0: a free one) and waits for its URL (and, unless told not
+ * to, `ready`). It runs the scripted executor unless `scripted: false`, which leaves it the one its config names (a
+ * real CLI).
  */
 export async function startWorkerProcess(
   name: string,
@@ -52,12 +53,13 @@ export async function startWorkerProcess(
     waitReady = true,
     args = [],
     scripted = true,
-  }: { env?: Record<string, string>; waitReady?: boolean; args?: string[]; scripted?: boolean } = {},
+    port = 0,
+  }: { env?: Record<string, string>; waitReady?: boolean; args?: string[]; scripted?: boolean; port?: number } = {},
 ): Promise<WorkerProcess> {
   const parentEnv = { ...process.env };
   delete parentEnv['AGENCY_WORKER_TEST_EXECUTOR'];
   const hook = scripted ? { AGENCY_WORKER_TEST_EXECUTOR: SCRIPTED_EXECUTOR } : {};
-  const child = spawn(process.execPath, [agency, 'worker', name, '--root', root, '--port', '0', ...args], {
+  const child = spawn(process.execPath, [agency, 'worker', name, '--root', root, '--port', String(port), ...args], {
     env: { ...parentEnv, ...hook, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

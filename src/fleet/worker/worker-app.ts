@@ -1,9 +1,10 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
+import type { NamedToken } from '../../credentials/bearer-token.ts';
+import { requireBearer } from '../../http/bearer-auth.ts';
 import { errorResponse } from '../../service/error-response.ts';
-import { bearerOf, matchToken, type NamedToken } from '../../credentials/bearer-token.ts';
-import { openApiDocument } from '../../server/openapi.ts';
-import { registerRoute } from '../../server/register-route.ts';
-import { hostAndOriginGuard, refuse, securityHeaders } from '../../server/request-guards.ts';
+import { type ApiAbout, openApiDocument } from '../../http/openapi.ts';
+import { registerRoute } from '../../http/register-route.ts';
+import { hostAndOriginGuard, refuse, securityHeaders } from '../../http/request-guards.ts';
 import type { ServiceLogger } from '../../service/service-logger.ts';
 import { type WorkerRouteContext, workerRoutes } from './worker-routes.ts';
 
@@ -24,12 +25,11 @@ export type WorkerAppOptions = WorkerRouteContext & {
 // Seed 004 shows these next to `error` and `message`; they are in `details` too, like every other fact.
 const TOP_LEVEL = ['current_task', 'task_id', 'final_state'] as const;
 
-const ABOUT = {
+const ABOUT: ApiAbout = {
   title: 'agency worker',
   description:
     'An agent daemon (seed 004, appendix A): one task at a time, sessions continued or ended, history. Bound to ' +
     'loopback it needs no token; bound elsewhere every route needs `Authorization: Bearer <token>`.',
-  session: false,
 };
 
 /**
@@ -51,21 +51,7 @@ export function createWorkerApp(options: WorkerAppOptions): Hono {
   app.notFound((c) => refuse(c, 'not_found', `No route ${c.req.method} ${c.req.path}`));
   app.use('*', securityHeaders());
   app.use('*', hostAndOriginGuard(hosts, 'http', 'use the address the worker is bound to'));
-  const authenticate: MiddlewareHandler | undefined = tokens
-    ? async (c, next) => {
-        const bearer = bearerOf(c.req.header('authorization'));
-        if (bearer === undefined || !matchToken(bearer, tokens))
-          return refuse(
-            c,
-            'unauthorized',
-            bearer === undefined
-              ? 'This worker is reachable beyond loopback: send "Authorization: Bearer <token>"'
-              : 'The bearer token is not valid',
-            { scheme: 'bearer' },
-          );
-        return next();
-      }
-    : undefined;
+  const authenticate = tokens ? requireBearer(tokens, 'This worker is reachable beyond loopback') : undefined;
   const routes = workerRoutes(options);
   for (const route of routes)
     registerRoute(app, route, {
