@@ -6,8 +6,10 @@ import { generate } from 'selfsigned';
 import { AgencyError } from '../core/errors.ts';
 import type { AgencyRoot } from '../config/agency-root.ts';
 
-/** A secret file of the server: a regular file, readable by its owner only, or refused. */
-async function readSecretFile(file: string): Promise<Buffer | undefined> {
+/**
+ * A secret file: a regular file, readable by its owner only, or refused naming the fix; undefined when it is missing.
+ */
+export async function readSecretFile(file: string): Promise<Buffer | undefined> {
   const stats = await lstat(file).catch(() => undefined);
   if (!stats) return undefined;
   if (!stats.isFile())
