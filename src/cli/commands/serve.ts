@@ -4,8 +4,9 @@ import { createLogger } from '../../obs/logger.ts';
 import { type AgencyRoot, agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import type { ServiceLogger } from '../../service/service-logger.ts';
 import type { TaskService } from '../../service/task-service.ts';
-import { startServer } from '../../server/serve.ts';
+import { type StartServerOptions, startServer } from '../../server/serve.ts';
 import type { Output } from '../render.ts';
+import { fleetSettings } from './fleet-options.ts';
 import { openOperatorService, type ServiceCommandOptions } from './operator-service.ts';
 
 /** Options of `agency serve`. */
@@ -19,6 +20,11 @@ export type ServeCommandOptions = {
   mcpPort?: number;
   logFile?: string;
   logLevel?: 'info' | 'debug' | 'warn' | 'error';
+  /** `FROM-TO`, or `none`. */
+  fleetPorts?: string;
+  fleetWorker?: string[];
+  /** False with `--no-fleet`. */
+  fleet?: boolean;
 } & ServiceCommandOptions;
 
 const VERSION = '0.1.0';
@@ -32,6 +38,7 @@ const PRINCIPAL = 'operator';
  */
 export async function serveCommand(options: ServeCommandOptions, out: Output): Promise<number> {
   const root = options.root ? agencyRootAt(options.root) : agencyRoot();
+  const fleet = serveFleet(options);
   const logger = createLogger({
     level: options.logLevel ?? 'info',
     destination: options.logFile ?? join(root.server, 'server.log'),
@@ -52,6 +59,7 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
     ...(options.regenCert ? { regenerateCertificate: true } : {}),
     ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
     ...(existsSync(dashboard) ? { dashboardDir: dashboard } : {}),
+    ...(fleet ? { fleet } : {}),
   });
   const mcp = options.mcpPort === undefined ? undefined : await serveMcp(options, root, service, logger);
   out.write(`agency serve: ${server.url}  (data root ${root.root})\n`);
@@ -62,6 +70,7 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
   else out.write('Token: from AGENCY_TOKEN\n');
   if (server.certFile) out.write(`TLS: self-signed certificate ${server.certFile}\n`);
   if (mcp) out.write(`MCP: ${mcp.url}  (Streamable HTTP, the same token)\n`);
+  out.write(`Fleet: ${describeFleet(fleet)}\n`);
   out.write(
     `Models: ${models.join(', ')}; policy: ${operator.policy}; log: ${options.logFile ?? join(root.server, 'server.log')}\n`,
   );
@@ -94,4 +103,25 @@ async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service:
     allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHost ?? [])],
   });
   return { url: listener.url, close: () => mcp.close() };
+}
+
+// Where the fleet routes look for workers: `--fleet-ports` (or `none`) and `--fleet-worker`, else the environment
+// the fleet commands read; undefined with `--no-fleet`.
+function serveFleet(options: ServeCommandOptions): StartServerOptions['fleet'] {
+  if (options.fleet === false) return undefined;
+  const none = options.fleetPorts?.trim() === 'none';
+  const settings = fleetSettings({
+    ...(options.fleetPorts && !none ? { ports: options.fleetPorts } : {}),
+    ...(options.fleetWorker ? { url: options.fleetWorker } : {}),
+  });
+  return { ports: none ? null : settings.ports, urls: settings.urls };
+}
+
+function describeFleet(fleet: StartServerOptions['fleet']): string {
+  if (!fleet) return 'off (--no-fleet)';
+  const parts = [
+    ...(fleet.ports ? [`scanning 127.0.0.1:${fleet.ports.from}-${fleet.ports.to}`] : []),
+    ...(fleet.urls ?? []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'no ports scanned and no worker URL';
 }
