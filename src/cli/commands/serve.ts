@@ -4,10 +4,10 @@ import { createLogger } from '../../obs/logger.ts';
 import { type AgencyRoot, agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import type { ServiceLogger } from '../../service/service-logger.ts';
 import type { TaskService } from '../../service/task-service.ts';
-import { type StartServerOptions, startServer } from '../../server/serve.ts';
+import { startServer } from '../../server/serve.ts';
 import type { Output } from '../render.ts';
-import { fleetSettings } from './fleet-options.ts';
 import { openOperatorService, type ServiceCommandOptions } from './operator-service.ts';
+import { describeFleet, type ServeFleetFlags, serveFleet } from './serve-fleet.ts';
 
 /** Options of `agency serve`. */
 export type ServeCommandOptions = {
@@ -20,12 +20,8 @@ export type ServeCommandOptions = {
   mcpPort?: number;
   logFile?: string;
   logLevel?: 'info' | 'debug' | 'warn' | 'error';
-  /** `FROM-TO`, or `none`. */
-  fleetPorts?: string;
-  fleetWorker?: string[];
-  /** False with `--no-fleet`. */
-  fleet?: boolean;
-} & ServiceCommandOptions;
+} & ServeFleetFlags &
+  ServiceCommandOptions;
 
 const VERSION = '0.1.0';
 /** The name the server token acts as, over HTTP and over MCP alike. */
@@ -103,25 +99,4 @@ async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service:
     allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHost ?? [])],
   });
   return { url: listener.url, close: () => mcp.close() };
-}
-
-// Where the fleet routes look for workers: `--fleet-ports` (or `none`) and `--fleet-worker`, else the environment
-// the fleet commands read; undefined with `--no-fleet`.
-function serveFleet(options: ServeCommandOptions): StartServerOptions['fleet'] {
-  if (options.fleet === false) return undefined;
-  const none = options.fleetPorts?.trim() === 'none';
-  const settings = fleetSettings({
-    ...(options.fleetPorts && !none ? { ports: options.fleetPorts } : {}),
-    ...(options.fleetWorker ? { url: options.fleetWorker } : {}),
-  });
-  return { ports: none ? null : settings.ports, urls: settings.urls };
-}
-
-function describeFleet(fleet: StartServerOptions['fleet']): string {
-  if (!fleet) return 'off (--no-fleet)';
-  const parts = [
-    ...(fleet.ports ? [`scanning 127.0.0.1:${fleet.ports.from}-${fleet.ports.to}`] : []),
-    ...(fleet.urls ?? []),
-  ];
-  return parts.length > 0 ? parts.join(', ') : 'no ports scanned and no worker URL';
 }
