@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWorker, startFakeWorker } from '../../test/support/fake-worker.ts';
 import { type FleetServer, fleetServer } from '../../test/support/fleet-server.ts';
+import { rejection } from '../../test/support/rejection.ts';
 import { HOST, TOKEN, until } from '../../test/support/server-fixture.ts';
 import type { FleetView } from '../api/fleet-schemas.ts';
-import { AgencyError } from '../core/errors.ts';
 import { createClient } from './create-client.ts';
 import type { FetchFunction } from './transport.ts';
 
@@ -33,15 +33,6 @@ const appFetch: FetchFunction = async (url, init) => {
   return server.app.request(url, { ...init, headers });
 };
 const client = (token = TOKEN) => createClient({ baseUrl: `http://${HOST}/`, token, fetch: appFetch });
-
-async function caught(promise: Promise<unknown>): Promise<AgencyError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  if (!AgencyError.isInstance(error)) throw new Error(`expected an AgencyError, got ${String(error)}`);
-  return error;
-}
 
 describe('client.fleet', () => {
   it('lists the fleet and one component, with health and config', async () => {
@@ -100,11 +91,11 @@ describe('client.fleet', () => {
   it('throws the server’s refusals as AgencyErrors: busy, unknown worker, bad token, bad ids', async () => {
     await server.until((fleet) => fleet.components.find((item) => item.name === 'two')?.state === 'idle');
     const { task_id: id } = await client().fleet.submit('two', { prompt: 'sleep 2000' });
-    const busy = await caught(client().fleet.submit('two', { prompt: 'another' }));
+    const busy = await rejection(client().fleet.submit('two', { prompt: 'another' }));
     expect([busy.code, busy.details?.current_task]).toEqual(['agent_busy', id]);
     await client().fleet.cancel('two', id);
-    expect((await caught(client().fleet.submit('nobody', { prompt: 'x' }))).code).toBe('no_worker');
-    expect((await caught(client(`${TOKEN}x`).fleet.list())).code).toBe('unauthorized');
+    expect((await rejection(client().fleet.submit('nobody', { prompt: 'x' }))).code).toBe('no_worker');
+    expect((await rejection(client(`${TOKEN}x`).fleet.list())).code).toBe('unauthorized');
     const sent = requests.length;
     for (const attempt of [
       () => client().fleet.task('one', '../../status'),

@@ -83,23 +83,7 @@ export function createFleet({
     },
   });
   const clients = new Map<string, WorkerClient>();
-  const named = (name: string): Component => {
-    const matches = discovery.components().filter((component) => component.status?.name === name);
-    // The same worker may be listed twice (a static URL of a scanned port): a green one is the better bet.
-    const found = matches.find((component) => component.health === 'green') ?? matches[0];
-    if (!found) {
-      const known = discovery
-        .components()
-        .map((component) => component.status?.name)
-        .filter(Boolean);
-      throw new AgencyError(
-        'no_worker',
-        `No component named "${name}" was found${known.length > 0 ? ` (found: ${known.join(', ')})` : ''}; see GET /agent/fleet`,
-        { details: { field: 'name', name } },
-      );
-    }
-    return found;
-  };
+  const named = (name: string) => namedComponent(discovery.components(), name);
   return {
     enabled: true,
     view: () => ({
@@ -116,13 +100,9 @@ export function createFleet({
     worker(name) {
       const component = named(name);
       if (!isTaskableAgent(component))
-        throw new AgencyError(
-          'no_worker',
-          `"${name}" is a ${component.status?.type ?? 'component'}, not a worker that takes tasks`,
-          {
-            details: { field: 'name', name },
-          },
-        );
+        throw new AgencyError('no_worker', `"${name}" is a ${component.status?.type}, not a worker that takes tasks`, {
+          details: { field: 'name', name },
+        });
       const client = clients.get(component.url) ?? clientOf(component.url, timeoutMs);
       clients.set(component.url, client);
       return { name, component, client };
@@ -140,6 +120,20 @@ export function createFleet({
       listeners.clear();
     },
   };
+}
+
+// The component whose `/status` reports that name. The same worker may be listed twice (a static URL of a scanned
+// port): a green one is the better bet.
+function namedComponent(components: readonly Component[], name: string): Component {
+  const matches = components.filter((component) => component.status?.name === name);
+  const found = matches.find((component) => component.health === 'green') ?? matches[0];
+  if (found) return found;
+  const known = components.map((component) => component.status?.name).filter(Boolean);
+  throw new AgencyError(
+    'no_worker',
+    `No component named "${name}" was found${known.length > 0 ? ` (found: ${known.join(', ')})` : ''}; see GET /agent/fleet`,
+    { details: { field: 'name', name } },
+  );
 }
 
 /** The fleet of a server started without discovery: empty, and every worker route answers `no_worker`. */
