@@ -102,11 +102,26 @@ describe.skipIf(!found)('the Fleet page in Chromium', () => {
     }
 
     // Killed: beta misses its polls (yellow), then is unreachable (red), its last state kept, in words too.
-    await beta.kill('SIGKILL');
-    await page.locator('[data-testid="fleet-card"][data-name="beta"]:not([data-health="green"])').waitFor({
-      timeout: 20_000,
+    // Every health the card shows is recorded, so a yellow shown for a second or two is seen.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { healths: string[] }).healths = seen;
+      const note = () => {
+        const health = document
+          .querySelector('[data-testid="fleet-card"][data-name="beta"]')
+          ?.getAttribute('data-health');
+        if (health && seen.at(-1) !== health) seen.push(health);
+      };
+      note();
+      new MutationObserver(note).observe(document.body, { subtree: true, attributes: true, childList: true });
     });
+    await beta.kill('SIGKILL');
     await card(page, 'beta').and(page.locator('[data-health="red"]')).waitFor({ timeout: 40_000 });
+    expect(await page.evaluate(() => (window as unknown as { healths: string[] }).healths)).toEqual([
+      'green',
+      'yellow',
+      'red',
+    ]);
     expect(await card(page, 'beta').getByTestId('fleet-health').textContent()).toContain('Unreachable');
     expect(await card(page, 'beta').getAttribute('data-state')).toBe('working');
     expect(await card(page, 'beta').getByTestId('fleet-task-submit').isDisabled()).toBe(true);
