@@ -35,23 +35,26 @@ export type EventsOptions = {
  * set to the last seq yielded, after a capped, jittered, doubling wait. The iteration ends when the server ends the
  * stream after the run's finish.
  */
-export async function* followEvents(transport: Transport, path: string, options: EventsOptions = {}) {
+export function followEvents(
+  transport: Transport,
+  path: string,
+  options: EventsOptions = {},
+): AsyncGenerator<EventFrame, void, undefined> {
   const { onReconnect } = options;
   let last = options.after ?? 0;
-  const frames = followSse<EventFrame>(transport, path, {
+  return followSse<EventFrame>(transport, path, {
     signal: options.signal,
     reconnect: options.reconnect,
     parse: frameOf,
     headers: () => (last > 0 ? { 'last-event-id': String(last) } : {}),
-    fresh: (frame) => frame.seq > last,
+    keep: (frame) => {
+      if (frame.seq <= last) return false;
+      last = frame.seq;
+      return true;
+    },
     closed: "the stream ended before the run's end",
     ...(onReconnect ? { onReconnect: (info) => onReconnect({ ...info, after: last }) } : {}),
   });
-  for await (const frame of frames) {
-    if (frame.seq <= last) continue;
-    last = frame.seq;
-    yield frame;
-  }
 }
 
 function frameOf(event: SseEvent, what: string, status: number): EventFrame | typeof END {

@@ -26,8 +26,11 @@ export type FollowSseOptions<T> = {
   parse(event: SseEvent, what: string, status: number): T | typeof END;
   /** Headers of each connection, e.g. `Last-Event-ID`. */
   headers?(): Record<string, string>;
-  /** Whether an item is news (resets the count of failed attempts). @default every item is */
-  fresh?(item: T): boolean;
+  /**
+   * Whether an item is new: false skips it (a repeat after a reconnect); true yields it and resets the count of
+   * failed attempts. It may note the item, e.g. as where the next connection resumes. @default every item is new
+   */
+  keep?(item: T): boolean;
   /** Why a stream that closed without `END` is taken for dropped. */
   closed: string;
   /** Called before each wait to reconnect. */
@@ -45,8 +48,12 @@ const RETRY_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
  * A refusal (401, 404, …) or a malformed answer is thrown at once; so is the last error after `maxAttempts` drops in
  * a row. It ends at the event `parse` calls `END`.
  */
-export async function* followSse<T>(transport: Transport, path: string, options: FollowSseOptions<T>) {
-  const { signal, onReconnect, fresh = () => true } = options;
+export async function* followSse<T>(
+  transport: Transport,
+  path: string,
+  options: FollowSseOptions<T>,
+): AsyncGenerator<T, void, undefined> {
+  const { signal, onReconnect, keep = () => true } = options;
   const { initialDelayMs = 250, maxDelayMs = 5000, maxAttempts = 20, idleTimeoutMs = 45_000 } = options.reconnect ?? {};
   const what = `GET ${path}`;
   let failures = 0;
@@ -57,8 +64,8 @@ export async function* followSse<T>(transport: Transport, path: string, options:
       for await (const message of connect(transport, path, options, idleTimeoutMs)) {
         if (message.kind === 'heartbeat') failures = 0;
         if (message.kind === 'end') return;
-        if (message.kind !== 'item') continue;
-        if (fresh(message.item)) failures = 0;
+        if (message.kind !== 'item' || !keep(message.item)) continue;
+        failures = 0;
         yield message.item;
       }
       if (signal?.aborted) throw networkError(signal.reason, what, signal);
