@@ -76,7 +76,7 @@ export function ComponentCard({ component, now }: { component: ComponentView; no
                 worker={worker}
                 taskId={followed}
                 onClose={() => setFollowed(undefined)}
-                onChanged={() => setChanges(changes + 1)}
+                onChanged={() => setChanges((count) => count + 1)}
               />
             ) : null}
             <WorkerHistory
