@@ -51,11 +51,11 @@ describe('the client, over the server app', () => {
     for await (const frame of client.tasks.events(started.task_id)) {
       frames.push(frame);
       if (frame.type !== 'approval.requested') continue;
-      // The runner journals a request before it files it, so the inbox may list it a moment after the event.
+      // The request file is derived from the journaled frame, so the inbox may show it a few milliseconds later.
       const item = await until(async () =>
         (await client.approvals.list()).items.find((entry) => entry.task_id === started.task_id),
       );
-      expect(item?.request.id).toBe(frame.data?.id);
+      expect(item.request.id).toBe(frame.data?.id);
       const decision = await client.approvals.decide(String(frame.data?.id), {
         decision: 'approved',
         reason: 'looks right',

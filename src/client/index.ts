@@ -18,6 +18,17 @@ export type {
   TaskSummary,
   UploadResult,
 } from '../api/schemas.ts';
+export type {
+  ComponentDetail,
+  ComponentView,
+  FleetTask,
+  FleetTaskAction,
+  FleetTaskCreated,
+  FleetTaskRequest,
+  FleetView,
+} from '../api/fleet-schemas.ts';
+export type { HistoryRecord, WorkerTask, WorkerTaskState } from '../fleet/api/worker-schemas.ts';
+export type { HistoryPage } from '../fleet/worker-client.ts';
 export { AgencyError } from '../core/errors.ts';
 export type { ErrorCode } from '../core/error-codes.ts';
 export type { ApprovalDecision, ApprovalRequest } from '../task/contracts/approvals.ts';
@@ -27,11 +38,13 @@ export type {
   AgencyClient,
   ApprovalsClient,
   CallOptions,
+  FleetClient,
   ListTasksOptions,
   ResultViewOption,
   ResumeBudgets,
   TasksClient,
   UploadFile,
+  WatchFleetOptions,
 } from './client-types.ts';
 export { createClient } from './create-client.ts';
 export type { EventsOptions, ReconnectInfo, ReconnectOptions } from './follow-events.ts';

@@ -123,6 +123,10 @@ export const ERROR_CODES = {
     summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
   },
   no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
+  worker_failed: {
+    retryable: true,
+    summary: 'A worker did not answer, answered outside its API, or failed on its side (a 5xx, a refused token).',
+  },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

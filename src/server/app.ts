@@ -8,6 +8,7 @@ import { apiRoutes } from './api-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { dashboardRoutes } from './dashboard.ts';
+import { disabledFleet, type Fleet } from './fleet/fleet.ts';
 import { loginLimiter } from './login-limiter.ts';
 import { type ApiAbout, openApiDocument } from '../http/openapi.ts';
 import { registerRoute } from '../http/register-route.ts';
@@ -28,6 +29,8 @@ export type ServerAppOptions = {
   version: string;
   /** The operator policy runs are held to, for `GET /agent/server`. */
   policy: string;
+  /** The workers the fleet routes reach (`createFleet`); `startServer` starts and closes it. @default disabledFleet() */
+  fleet?: Fleet;
   /** The built dashboard (`web/dist`); without it, `/` explains how to build it. */
   dashboardDir?: string;
   /** @default 1048576 (1 MiB) */
@@ -85,6 +88,7 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
   const auth = authenticate({ tokens, sessionKey, hosts, scheme, now });
   const api: ApiContext = {
     service,
+    fleet: options.fleet ?? disabledFleet(),
     version: options.version,
     policy: options.policy,
     heartbeatMs: options.heartbeatMs ?? 15_000,

@@ -1,16 +1,18 @@
 // A stand-in for a fleet component, for what the real `agency worker` does not do: answer badly (malformed JSON, a
 // 500 page, no answer, a shape outside the contract), be a component of another type (a view, a director), or hold
 // a state for as long as a benchmark needs. It answers `GET /status`, takes `POST /task` (201, and works from then
-// on) and answers `GET /task/:id` with the task; a fault makes one route answer badly on purpose. Every good answer
+// on; 503 while `starting`) and answers `GET /task/:id` with the task; a fault makes one route answer badly on purpose. Every good answer
 // is checked against the wire contract first, so the stand-in cannot drift from it.
 import { randomUUID } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parseJson } from '../../src/api/answer-errors.ts';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { newId } from '../../src/core/ids.ts';
 import {
   statusSchema,
   taskCreatedSchema,
+  taskRequestSchema,
   workerErrorSchema,
   type WorkerStatus,
   type WorkerTask,
@@ -36,6 +38,10 @@ export type FakeComponent = {
   url: string;
   port: number;
   name: string;
+  /** The tasks it took. */
+  tasks: ReadonlyMap<string, WorkerTask>;
+  /** Every `POST /task` body it received that the worker's contract refuses: a client that broke it. */
+  contractBreaks: string[];
   setFault(route: string, fault: FakeFault | undefined): void;
   close(): Promise<void>;
 };
@@ -78,22 +84,29 @@ export async function startFakeComponent({
     const key = method === 'POST' && path === '/task' ? '/task' : /^\/task\/[^/]+$/.test(path) ? '/task/:id' : path;
     const fault = faults[key] ?? faults['*'];
     if (fault) return applyFault(fault, response);
+    if (method === 'POST' && path === '/task' && state === 'starting') {
+      request.resume();
+      const body = { error: 'service_unavailable', message: 'The worker is starting', details: { retryable: true } };
+      return send(response, 503, workerErrorSchema, body);
+    }
+    if (method === 'POST' && path === '/task') return void takeTask(request, response);
     request.resume();
     if (method === 'GET' && path === '/status') return send(response, 200, statusSchema, status());
-    if (method === 'POST' && path === '/task') {
-      const task = newTask();
-      tasks.set(task.task_id, task);
-      return send(response, 201, taskCreatedSchema, {
-        task_id: task.task_id,
-        session_id: task.session_id,
-        status: 'working',
-      });
-    }
     const task = tasks.get(path.slice('/task/'.length));
     if (method === 'GET' && task) return send(response, 200, workerTaskSchema, task);
     const body = { error: 'not_found', message: `No ${method} ${path} here`, details: { retryable: false } };
     send(response, 404, workerErrorSchema, body);
   });
+  const contractBreaks: string[] = [];
+  const takeTask = async (request: IncomingMessage, response: ServerResponse) => {
+    let text = '';
+    for await (const chunk of request) text += String(chunk);
+    const checked = taskRequestSchema.safeParse(parseJson(text));
+    if (!checked.success) contractBreaks.push(`POST /task ${text.slice(0, 200)}: ${checked.error.message}`);
+    const task = newTask();
+    tasks.set(task.task_id, task);
+    send(response, 201, taskCreatedSchema, { task_id: task.task_id, session_id: task.session_id, status: 'working' });
+  };
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -104,6 +117,8 @@ export async function startFakeComponent({
     url: `http://127.0.0.1:${boundPort}`,
     port: boundPort,
     name,
+    tasks,
+    contractBreaks,
     setFault(route, next) {
       if (next) faults[route] = next;
       else delete faults[route];

@@ -1,11 +1,11 @@
 import { AgencyError } from '../../core/errors.ts';
-import type { Component } from '../../fleet/discovery/component.ts';
+import { type Component, componentJson } from '../../fleet/discovery/component.ts';
 import { createDiscovery } from '../../fleet/discovery/discovery.ts';
 import { label } from '../../fleet/directors/cli/place-task.ts';
 import { killComponents, type Selector, selectComponents, shutdownComponents } from '../../fleet/fleet-control.ts';
 import { createWorkerClient } from '../../fleet/worker-client.ts';
 import { EXIT } from '../exit-codes.ts';
-import { componentJson, formatFleetTable } from '../fleet-view.ts';
+import { formatFleetTable } from '../fleet-view.ts';
 import { type Output, paint } from '../render.ts';
 import { stopOnSignals } from '../signals.ts';
 import { type FleetFlags, fleetSettings } from './fleet-options.ts';
