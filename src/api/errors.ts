@@ -55,6 +55,8 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   timeout: 'timeout',
   agent_busy: 'agent_busy',
   worker_unavailable: 'service_unavailable',
+  workspace_locked: 'task_in_progress',
+  already_exists: 'conflict',
 };
 
 /** The API code an agency error code is reported with. */

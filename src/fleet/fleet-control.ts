@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sleep, systemTimers, type Timers } from '../core/clock.ts';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
-import { isAlive } from '../task/lock.ts';
+import { isAlive, processStartedAt } from '../task/lock.ts';
 import type { ShutdownAnswer } from './api/worker-answers.ts';
 import { type Component, kindOf, portOf } from './discovery/component.ts';
 import type { WorkerClient } from './worker-client.ts';
@@ -135,7 +135,7 @@ export async function pidOf(
     }
   }
   if (pid === process.pid) return `pid ${pid} (${from}) is this process`;
-  const started = await processStart(pid);
+  const started = await processStartedAt(pid);
   const expected = now - status.uptime_seconds * 1000;
   if (started !== undefined && Math.abs(started - expected) > 10_000) {
     return `pid ${pid} (${from}) started at ${new Date(started).toISOString()}, not when the component did; not signalled`;
@@ -146,17 +146,4 @@ export async function pidOf(
 function isLoopback(url: string): boolean {
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-// When a process started (ms since the epoch), from /proc on Linux; undefined elsewhere or when it is gone. Field 22
-// of /proc/<pid>/stat is its start in clock ticks after boot (100 a second on Linux), and /proc/stat has the boot time.
-async function processStart(pid: number): Promise<number | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const boot = Number(/^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'))?.[1]);
-    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : undefined;
-  } catch {
-    return undefined;
-  }
 }
