@@ -57,6 +57,7 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   worker_unavailable: 'service_unavailable',
   workspace_locked: 'task_in_progress',
   already_exists: 'conflict',
+  entry_not_found: 'not_found',
 };
 
 /** The API code an agency error code is reported with. */

@@ -133,6 +133,7 @@ export const ERROR_CODES = {
     summary: 'Another task holds the workdir (its workspace lock); wait for it to finish.',
   },
   already_exists: { retryable: false, summary: 'Something by that name exists already; pick another name.' },
+  entry_not_found: { retryable: false, summary: "No entry of a director's history has that id." },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

@@ -12,7 +12,7 @@ const locks = createWorkspaceLocks({ dir, director: `child-${process.pid}`, task
 
 if (mode === 'race') {
   const [log, rounds] = rest as [string, string];
-  for (let round = 0; round < Number(rounds); ) {
+  for (let round = 0; round < Number(rounds);) {
     try {
       const lock = await locks.acquire(workdir, { purpose: 'race' });
       await appendFile(log, `enter ${process.pid}\n`);

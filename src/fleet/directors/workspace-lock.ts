@@ -142,7 +142,11 @@ async function take(
 // Why the holder still holds the lock, or undefined when the lock is stale.
 async function heldBecause(
   holder: LockFile,
-  { taskRunning, director, resume }: Pick<WorkspaceLocksOptions, 'taskRunning' | 'director'> & {
+  {
+    taskRunning,
+    director,
+    resume,
+  }: Pick<WorkspaceLocksOptions, 'taskRunning' | 'director'> & {
     resume: DispatchedTask | undefined;
   },
 ): Promise<string | undefined> {
@@ -153,7 +157,8 @@ async function heldBecause(
   if (!task) return undefined;
   // The director taking its own lock back after a restart, for the task it resumes.
   if (holder.director === director && resume?.task_id === task.task_id) return undefined;
-  if (await taskRunning(task)) return `its director is gone but its task ${task.task_id} still runs on ${task.worker.url}`;
+  if (await taskRunning(task))
+    return `its director is gone but its task ${task.task_id} still runs on ${task.worker.url}`;
   return undefined;
 }
 

@@ -181,7 +181,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   };
 }
 
-async function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
+/** Serves `fetch` on `hostname:port`; a port in use is an `invalid_config` error naming the field `port`. */
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  hostname: string,
+  port: number,
+) {
   return new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch, hostname, port }, () => resolve(started)) as Server;
     started.once('error', (error: NodeJS.ErrnoException) =>
@@ -201,8 +206,8 @@ async function listen(fetch: (request: Request) => Response | Promise<Response>,
   });
 }
 
-// The answer to POST /shutdown goes out first: open connections get a moment before they are closed.
-function shutDownServer(server: Server): Promise<void> {
+/** Closes the server; the answer to POST /shutdown goes out first: open connections get a moment before they close. */
+export function shutDownServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
