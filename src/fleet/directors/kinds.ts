@@ -6,7 +6,9 @@ import type { DirectorKind } from './director.ts';
 
 type KindLoader = () => Promise<{ directorKind: DirectorKind }>;
 
-const LOADERS: Partial<Record<DirectorType, KindLoader>> = {};
+const LOADERS: Partial<Record<DirectorType, KindLoader>> = {
+  scheduler: () => import('./scheduler/scheduler-kind.ts'),
+};
 
 // Types a config may declare that are not run by `agency director`, and what runs them instead.
 const ELSEWHERE: Partial<Record<DirectorType, string>> = {
