@@ -22,6 +22,8 @@ export type LiveTask = {
   timeoutMs: number;
   /** The task's own `env`; kept in memory only, never written to history. */
   env: Record<string, string>;
+  /** The directory `POST /task` named (its real path); undefined: the session directory. */
+  workdir?: string | undefined;
   /** The current run of its executor, while there is one. */
   run?: { controller: AbortController; stop?: StopReason; text: string; done: Promise<void> } | undefined;
 };
@@ -96,13 +98,13 @@ async function runTurn(
       usage.seen = true;
     } else addLine(record, eventLine(event, now(), redactor));
   };
-  const workdir = join(config.sessionDir, record.session_id);
+  const workdir = task.workdir ?? join(config.sessionDir, record.session_id);
   let result: ExecutorResult;
   let credentials: Awaited<ReturnType<CredentialBroker['credentialsFor']>> | undefined;
   try {
     await saved;
     credentials = await context.credentials?.credentialsFor(EXECUTOR_SCOPE);
-    await prepareSessionDir(workdir, resume);
+    if (task.workdir === undefined) await prepareSessionDir(workdir, resume);
     const env = executorEnv({
       hostEnv: context.hostEnv,
       home: context.home,

@@ -9,6 +9,7 @@ import { checkTaskEnv } from './executor-env.ts';
 import { composePrompt } from './instructions.ts';
 import { addLine, isFinal, isRunning, previewOf, seconds, type TaskSummary, toWorkerTask } from './task-record.ts';
 import { type LiveTask, startTurn, stopTurn, type TurnContext } from './task-turn.ts';
+import { taskWorkdir } from './task-workdir.ts';
 
 /** What a worker is built from; the executor comes later, once it has passed its check (see {@link Worker.ready}). */
 export type WorkerDeps = Omit<TurnContext, 'executor' | 'stopGraceMs' | 'now'> & {
@@ -138,7 +139,13 @@ export function createWorker(deps: WorkerDeps): Worker {
       const { lost, idle } = await history.recover();
       for (const record of lost) lifecycle.warn(`task ${record.task_id} was lost with the previous worker process`);
       for (const record of idle)
-        tasks.set(record.task_id, { record, model: config.model, timeoutMs: config.timeoutMs, env: {} });
+        tasks.set(record.task_id, {
+          record,
+          model: config.model,
+          timeoutMs: config.timeoutMs,
+          env: {},
+          workdir: record.workdir ?? undefined,
+        });
       recovered = true;
       return { lost: lost.length, idle: idle.length };
     },
@@ -150,15 +157,18 @@ export function createWorker(deps: WorkerDeps): Worker {
       const turns = takingTasks();
       const env = request.env ?? {};
       checkTaskEnv(env, credentialVariables, redactor);
+      const workdir = request.workdir === undefined ? undefined : await taskWorkdir(request.workdir, config);
       const sessionId = request.session_id ?? newSessionId();
       // A session this worker has run before continues (Claude Code's --resume); any other starts fresh.
       const resume = request.session_id != null && existsSync(join(config.sessionDir, sessionId));
       const record = newRecord(newTaskId(), sessionId, config.executor, redactor.redactText(request.prompt));
+      if (workdir) record.workdir = workdir;
       const task: LiveTask = {
         record,
         model: request.model ?? config.model,
         timeoutMs: request.timeout_seconds ? request.timeout_seconds * 1_000 : config.timeoutMs,
         env,
+        workdir,
       };
       tasks.set(record.task_id, task);
       const prompt = composePrompt({
