@@ -123,6 +123,7 @@ export function createScheduler(context: RunContext): Scheduler {
 
   // Waits until `until` (at most a minute), a new schedule, or the stop.
   async function sleepUntil(until: number | undefined, onWake: (resolve: () => void) => void): Promise<void> {
+    if (context.stopping.aborted) return;
     const delay = Math.max(0, Math.min(MAX_SLEEP_MS, (until ?? Number.POSITIVE_INFINITY) - now()));
     await new Promise<void>((resolve) => {
       const done = () => {
