@@ -3,9 +3,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { errorMessage } from '../core/errors.ts';
 import type { AgencyRoot } from './agency-root.ts';
-import { loadDirectorConfigBase } from './director-config.ts';
+import { type DirectorType, loadDirectorConfigBase } from './director-config.ts';
 import { loadInstanceCredentials } from './instance-credentials.ts';
 import { loadWorkerConfig } from './worker-config.ts';
+import { readYamlConfig } from './yaml-file.ts';
 
 /** What `agency validate` found in one file. */
 export type ConfigCheck = {
@@ -29,6 +30,7 @@ export async function checkConfigFile(file: string, root: AgencyRoot): Promise<C
   try {
     if (kind === 'director') {
       const config = await loadDirectorConfigBase(absolute);
+      await checkDirectorKind(absolute, config.type);
       return {
         file: absolute,
         kind,
@@ -49,6 +51,14 @@ export async function checkConfigFile(file: string, root: AgencyRoot): Promise<C
   } catch (error) {
     return { file: absolute, kind, problems: errorMessage(error).split('\n') };
   }
+}
+
+// A director that `agency director` runs is checked with its kind's own schema as well (its `schedule`, its `repo`…).
+async function checkDirectorKind(file: string, type: DirectorType): Promise<void> {
+  const { directorTypes, loadDirectorKind } = await import('../fleet/directors/kinds.ts');
+  if (!directorTypes().includes(type)) return;
+  const kind = await loadDirectorKind(type, file);
+  await readYamlConfig(file, kind.configSchema, 'docs/directors.md describes it');
 }
 
 /** Checks every `agents/*\/config.yaml` and `directors/*\/config.yaml` under the data root, and that no two share a port. */
