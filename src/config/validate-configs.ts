@@ -6,7 +6,12 @@ import type { AgencyRoot } from './agency-root.ts';
 import { type DirectorType, loadDirectorConfigBase } from './director-config.ts';
 import { loadInstanceCredentials } from './instance-credentials.ts';
 import { loadWorkerConfig } from './worker-config.ts';
-import { readYamlConfig } from './yaml-file.ts';
+
+/**
+ * Checks a director's fields beyond the base ones with its kind's own schema (a scheduler's `schedule`…); the
+ * caller brings it, as the kinds live above this layer. Throws the config error.
+ */
+export type DirectorKindCheck = (file: string, type: DirectorType) => Promise<void>;
 
 /** What `agency validate` found in one file. */
 export type ConfigCheck = {
@@ -24,13 +29,17 @@ export type ConfigCheck = {
  * credential files (present, regular, mode 0600). Whether it is a worker's or a director's is read from its place
  * (`agents/<name>/` or `directors/<name>/`), else from a top-level `type` field (directors have one).
  */
-export async function checkConfigFile(file: string, root: AgencyRoot): Promise<ConfigCheck> {
+export async function checkConfigFile(
+  file: string,
+  root: AgencyRoot,
+  checkKind?: DirectorKindCheck,
+): Promise<ConfigCheck> {
   const absolute = resolve(file);
   const kind = await kindOf(absolute);
   try {
     if (kind === 'director') {
       const config = await loadDirectorConfigBase(absolute);
-      await checkDirectorKind(absolute, config.type);
+      await checkKind?.(absolute, config.type);
       return {
         file: absolute,
         kind,
@@ -53,18 +62,10 @@ export async function checkConfigFile(file: string, root: AgencyRoot): Promise<C
   }
 }
 
-// A director that `agency director` runs is checked with its kind's own schema as well (its `schedule`, its `repo`…).
-async function checkDirectorKind(file: string, type: DirectorType): Promise<void> {
-  const { directorTypes, loadDirectorKind } = await import('../fleet/directors/kinds.ts');
-  if (!directorTypes().includes(type)) return;
-  const kind = await loadDirectorKind(type, file);
-  await readYamlConfig(file, kind.configSchema, 'docs/directors.md describes it');
-}
-
 /** Checks every `agents/*\/config.yaml` and `directors/*\/config.yaml` under the data root, and that no two share a port. */
-export async function checkAllConfigs(root: AgencyRoot): Promise<ConfigCheck[]> {
+export async function checkAllConfigs(root: AgencyRoot, checkKind?: DirectorKindCheck): Promise<ConfigCheck[]> {
   const files = [...(await configsUnder(root.agents)), ...(await configsUnder(root.directors))];
-  const checks = await Promise.all(files.map((file) => checkConfigFile(file, root)));
+  const checks = await Promise.all(files.map((file) => checkConfigFile(file, root, checkKind)));
   const byPort = new Map<number, ConfigCheck>();
   for (const check of checks) {
     if (check.port === undefined) continue;
