@@ -1,5 +1,6 @@
 // The director host: `agency director <name>` for every kind of director (see `director.ts`).
 import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { AgencyRoot } from '../../../config/agency-root.ts';
@@ -17,7 +18,7 @@ import { createDiscovery, type Discovery } from '../../discovery/discovery.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { createLifecycleLog, type LifecycleLog } from '../../worker/lifecycle-log.ts';
 import { listen, shutDownServer } from '../../worker/start-worker.ts';
-import type { DirectorContext, DirectorKind } from '../director.ts';
+import type { Director, DirectorContext, DirectorKind } from '../director.ts';
 import { loadDirectorKind } from '../kinds.ts';
 import { createLocalDispatch } from '../local-dispatch.ts';
 import { createWorkspaceLocks } from '../workspace-lock.ts';
@@ -180,23 +181,8 @@ async function serve({
   timers: Timers;
 }): Promise<RunningDirector> {
   const director = kind.create(parts.context);
-  const startedAt = timers.now();
-  let phase: 'starting' | 'running' | 'stopping' = 'starting';
-  let port = options.port ?? config.port ?? 0;
-  const status = (): WorkerStatus => {
-    const activity = director.status();
-    return {
-      type: 'director',
-      interfaces: ['statusable', 'observable', ...kind.interfaces],
-      name: config.name,
-      version: options.version,
-      state: phase === 'running' ? activity.state : phase,
-      uptime_seconds: Math.max(0, Math.floor((timers.now() - startedAt) / 1000)),
-      current_task: phase === 'running' ? activity.current_task : null,
-      config: { director_type: config.type, port, bind: config.bind, ...activity.config },
-      log: lifecycle.recent(),
-    };
-  };
+  const live: Live = { phase: 'starting', port: options.port ?? config.port ?? 0 };
+  const status = statusOf({ kind, config, director, lifecycle, timers, version: options.version, live });
   // Set once the port is bound; a shutdown request cannot come before.
   let stop: (drainMs: number) => Promise<Error | undefined> = async () => undefined;
   const hosts = new Set<string>();
@@ -217,14 +203,14 @@ async function serve({
     version: options.version,
     validateResponses: options.validateResponses === true,
   });
-  const server = await listen(app.fetch, config.bind, port);
-  port = (server.address() as AddressInfo).port;
+  const server = await listen(app.fetch, config.bind, live.port);
+  const port = (live.port = (server.address() as AddressInfo).port);
   for (const host of allowedHosts(config.bind, port, wildcardNames(config.bind))) hosts.add(host);
   const shown = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
   lifecycle.info(`listening on ${url}; starting (${config.type} director)`);
   parts.discovery.start();
-  phase = 'running';
+  live.phase = 'running';
   lifecycle.info(`running`);
   const ran = director.run().then(
     () => undefined,
@@ -233,10 +219,41 @@ async function serve({
       return error as Error;
     },
   );
+  stop = stopper({ ran, parts, live, lifecycle, timers, server });
+  // A run that ends by itself (done, or failed) stops the director too.
+  const closed = ran.then(() => stop(0));
+  return {
+    url,
+    name: config.name,
+    type: config.type,
+    newToken: token?.generated ? token.token : undefined,
+    tokenFile: token?.file,
+    closed,
+    stop: (drainMs = 0) => stop(drainMs),
+  };
+}
+
+// Stops the director once: new work stops at once, work in flight gets `drainMs`, then the port closes. Resolves
+// with the error its run failed with, if it did.
+function stopper({
+  ran,
+  parts,
+  live,
+  lifecycle,
+  timers,
+  server,
+}: {
+  ran: Promise<Error | undefined>;
+  parts: Parts;
+  live: Live;
+  lifecycle: LifecycleLog;
+  timers: Timers;
+  server: Server;
+}): (drainMs: number) => Promise<Error | undefined> {
   let closing: Promise<Error | undefined> | undefined;
-  stop = (drainMs) =>
+  return (drainMs) =>
     (closing ??= (async () => {
-      phase = 'stopping';
+      live.phase = 'stopping';
       lifecycle.info(`shutting down; work in flight has ${Math.round(drainMs / 1000)} s`);
       parts.stopping.abort();
       const halt = timers.setTimeout(() => parts.halt.abort(), drainMs);
@@ -248,16 +265,43 @@ async function serve({
       lifecycle.info('stopped');
       return failed;
     })());
-  // A run that ends by itself (done, or failed) stops the director too.
-  const closed = ran.then(() => closing ?? stop(0));
-  return {
-    url,
-    name: config.name,
-    type: config.type,
-    newToken: token?.generated ? token.token : undefined,
-    tokenFile: token?.file,
-    closed,
-    stop: (drainMs = 0) => stop(drainMs),
+}
+
+type Live = { phase: 'starting' | 'running' | 'stopping'; port: number };
+
+// The director's `/status`: the host's facts and its kind's activity.
+function statusOf({
+  kind,
+  config,
+  director,
+  lifecycle,
+  timers,
+  version,
+  live,
+}: {
+  kind: DirectorKind;
+  config: DirectorConfigBase;
+  director: Director;
+  lifecycle: LifecycleLog;
+  timers: Timers;
+  version: string;
+  live: Live;
+}): () => WorkerStatus {
+  const startedAt = timers.now();
+  return () => {
+    const activity = director.status();
+    const running = live.phase === 'running';
+    return {
+      type: 'director',
+      interfaces: ['statusable', 'observable', ...kind.interfaces],
+      name: config.name,
+      version,
+      state: live.phase === 'running' ? activity.state : live.phase,
+      uptime_seconds: Math.max(0, Math.floor((timers.now() - startedAt) / 1000)),
+      current_task: running ? activity.current_task : null,
+      config: { director_type: config.type, port: live.port, bind: config.bind, ...activity.config },
+      log: lifecycle.recent(),
+    };
   };
 }
 

@@ -90,53 +90,59 @@ export function createScheduler(context: RunContext): Scheduler {
       if (config.catch_up === 'none') await skipMissed(context, config, crons);
       while (!context.stopping.aborted) {
         await tick();
-        await sleepUntil(nextDue(crons, now()), (resolve) => (wake = resolve));
+        await sleepUntil(context, nextDue(crons, now()), (resolve) => (wake = resolve));
       }
       await Promise.all([...inFlight.values()].map((one) => one.done));
     },
-    status() {
-      const current = [...inFlight.values()][0]?.run;
-      return {
-        state: inFlight.size > 0 ? 'working' : 'idle',
-        current_task: current
-          ? { id: current.id, started_at: current.started_at, prompt_preview: previewOf(current.prompt) }
-          : null,
-        config: { schedule_entries: config.schedule.length, timezone: config.timezone, overlap: config.overlap },
-      };
-    },
-    schedule() {
-      const at = now();
-      const next = Object.fromEntries(
-        config.schedule.map((entry) => {
-          const slot = nextSlot(crons.get(entry.name)!, at);
-          return [entry.name, slot === undefined ? null : iso(slot)];
-        }),
-      );
-      return { config, next };
-    },
+    status: () => statusOf(config, inFlight),
+    schedule: () => ({ config, next: nextRuns(config, crons, now()) }),
     apply(next) {
       config = next;
       crons = compile(next);
       wake?.();
     },
   };
+}
 
-  // Waits until `until` (at most a minute), a new schedule, or the stop.
-  async function sleepUntil(until: number | undefined, onWake: (resolve: () => void) => void): Promise<void> {
-    if (context.stopping.aborted) return;
-    const delay = Math.max(0, Math.min(MAX_SLEEP_MS, (until ?? Number.POSITIVE_INFINITY) - now()));
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        context.timers.clearTimeout(timer);
-        context.stopping.removeEventListener('abort', done);
-        wake = undefined;
-        resolve();
-      };
-      const timer = context.timers.setTimeout(done, delay);
-      context.stopping.addEventListener('abort', done, { once: true });
-      onWake(done);
-    });
-  }
+// Waits until `until` (at most a minute), a new schedule (`onWake` gets the function that ends the wait), or the stop.
+async function sleepUntil(
+  context: RunContext,
+  until: number | undefined,
+  onWake: (resolve: (() => void) | undefined) => void,
+): Promise<void> {
+  if (context.stopping.aborted) return;
+  const delay = Math.max(0, Math.min(MAX_SLEEP_MS, (until ?? Number.POSITIVE_INFINITY) - context.timers.now()));
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      context.timers.clearTimeout(timer);
+      context.stopping.removeEventListener('abort', done);
+      onWake(undefined);
+      resolve();
+    };
+    const timer = context.timers.setTimeout(done, delay);
+    context.stopping.addEventListener('abort', done, { once: true });
+    onWake(done);
+  });
+}
+
+function statusOf(config: SchedulerConfig, inFlight: Map<string, { run: ScheduledRun }>) {
+  const current = [...inFlight.values()][0]?.run;
+  return {
+    state: inFlight.size > 0 ? ('working' as const) : ('idle' as const),
+    current_task: current
+      ? { id: current.id, started_at: current.started_at, prompt_preview: previewOf(current.prompt) }
+      : null,
+    config: { schedule_entries: config.schedule.length, timezone: config.timezone, overlap: config.overlap },
+  };
+}
+
+function nextRuns(config: SchedulerConfig, crons: Map<string, Cron>, now: number): Record<string, string | null> {
+  return Object.fromEntries(
+    config.schedule.map((entry) => {
+      const slot = nextSlot(crons.get(entry.name)!, now);
+      return [entry.name, slot === undefined ? null : iso(slot)];
+    }),
+  );
 }
 
 function compile(config: SchedulerConfig): Map<string, Cron> {
