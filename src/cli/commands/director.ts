@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import { directorConfigPath } from '../../config/director-config.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { startDirector } from '../../fleet/directors/host/start-director.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { Output } from '../render.ts';
+import { packageVersion } from './worker.ts';
 
 /** Options of `agency director`. */
 export type DirectorCommandOptions = { root?: string; port?: number };
@@ -24,7 +24,7 @@ export async function directorCommand(
   const running = await startDirector({
     file: directorConfigPath(root, name),
     root,
-    version: version(),
+    version: packageVersion(),
     ...(options.port !== undefined ? { port: options.port } : {}),
   });
   out.write(`agency director ${running.name}: ${running.url}  (${running.type}; data root ${root.root})\n`);
@@ -43,11 +43,4 @@ export async function directorCommand(
   }
   out.write('stopped\n');
   return EXIT.ok;
-}
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
 }
