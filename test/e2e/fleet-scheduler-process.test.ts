@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agency } from '../support/cli.ts';
+import { agency, cli } from '../support/cli.ts';
 import { startWorkerProcess, workerRoot, type WorkerProcess } from '../support/worker-process.ts';
 
 type Director = { url: string; child: ChildProcess; exited: Promise<number | null>; output: () => string };
@@ -131,12 +131,13 @@ describe('agency director (scheduler), the process', () => {
       body: JSON.stringify({ name: 'tick', cron: '0 2 * * *', prompt: 'x', workdir }),
     });
     expect(added.status).toBe(409);
-    const shutdown = await fetch(`${second.url}/shutdown`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"timeout_seconds":10}',
-    });
-    expect(shutdown.status).toBe(202);
+    // The fleet commands see it like any other component, and stop it.
+    const fleet = await cli(['fleet', '--json', '--url', second.url, '--ports', '1-1']);
+    expect(JSON.parse(fleet.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ url: second.url, type: 'director', name: 'sched' })]),
+    );
+    const shutdown = await cli(['shutdown', '--directors', '--url', second.url, '--ports', '1-1']);
+    expect(shutdown.code, shutdown.stderr).toBe(0);
     expect(await second.exited).toBe(0);
   }, 150_000);
 });
