@@ -48,6 +48,13 @@ describe('the local TaskDispatch', () => {
     expect(second.worker.name).toBe('w2');
     const busy = await rejection(dispatch.dispatch({ prompt: 'hang' }));
     expect(busy.code).toBe('agent_busy');
+    const waits: string[][] = [];
+    const waited = await rejection(
+      dispatch.dispatch({ prompt: 'hang', waitMs: 300 }, { onWait: ({ busy: who }) => waits.push(who) }),
+    );
+    expect(waited.message).toContain('after waiting');
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]!.join(' ')).toContain('w1');
     await dispatch.cancel(first);
     await dispatch.cancel(second);
     expect(await dispatch.settle(first)).toMatchObject({ state: 'cancelled' });

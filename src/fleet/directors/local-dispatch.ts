@@ -34,7 +34,7 @@ export function createLocalDispatch({
 }: LocalDispatchOptions): TaskDispatch {
   const call = (signal?: AbortSignal) => (signal ? { signal } : {});
   return {
-    async dispatch({ prefer, waitMs = 0, ...request }, { signal } = {}) {
+    async dispatch({ prefer, waitMs = 0, ...request }, { signal, onWait: onThisWait } = {}) {
       const { component, answer } = await placeTask({
         candidates: async () => preferring(await candidates(), prefer),
         send: (client) => client.submit(request, call(signal)),
@@ -42,7 +42,10 @@ export function createLocalDispatch({
         waitMs,
         timers,
         ...(signal ? { signal } : {}),
-        ...(onWait ? { onWait } : {}),
+        onWait: (wait) => {
+          onWait?.(wait);
+          onThisWait?.(wait);
+        },
       });
       return {
         worker: { name: component.status?.name ?? component.url, url: component.url },

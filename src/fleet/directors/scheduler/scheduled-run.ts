@@ -109,7 +109,13 @@ async function handOut(
       ...(run.model ? { model: run.model } : {}),
       ...(run.timeout_ms ? { timeout_seconds: Math.ceil(run.timeout_ms / 1000) } : {}),
     },
-    { signal: context.signal },
+    {
+      signal: context.signal,
+      onWait: ({ delayMs, busy }) =>
+        void note(
+          `no idle worker; trying again in ${Math.round(delayMs / 100) / 10} s (${busy.join('; ') || 'none found'})`,
+        ),
+    },
   );
   run.task = task;
   await context.state.update((state) => ({

@@ -67,7 +67,8 @@ function harness(
     initial = { last_slots: {}, runs: [] },
     hold = false,
     dispatchError,
-  }: { start: number; initial?: SchedulerState; hold?: boolean; dispatchError?: AgencyError },
+    waits = 0,
+  }: { start: number; initial?: SchedulerState; hold?: boolean; dispatchError?: AgencyError; waits?: number },
 ): Harness {
   const timers = createFakeTimers(start);
   const dispatched: DispatchRequest[] = [];
@@ -75,7 +76,8 @@ function harness(
   const releases = new Map<number, () => void>();
   let state = structuredClone(initial);
   const dispatch: TaskDispatch = {
-    async dispatch(request) {
+    async dispatch(request, options) {
+      for (let wait = 0; wait < waits; wait++) options?.onWait?.({ delayMs: 250 * 2 ** wait, busy: ['w1: working'] });
       if (dispatchError) throw dispatchError;
       dispatched.push(request);
       return taskOf(dispatched.length - 1);
@@ -249,10 +251,21 @@ describe('the scheduler, with an injected clock', () => {
   it('records a run that found no worker as failed, with the reason', async () => {
     const start = Date.parse('2026-11-25T00:00:00Z') - 1;
     const error = new AgencyError('no_worker', 'No worker to take the task after waiting 600 s: none was found.');
-    const run = harness(config({ schedule: [entry('lonely', '0 * * * *')] }), { start, dispatchError: error });
+    const run = harness(config({ schedule: [entry('lonely', '0 * * * *')] }), {
+      start,
+      dispatchError: error,
+      waits: 2,
+    });
     await run.timers.advance(1);
-    expect(run.history.get('lonely@2026-11-25T00:00:00.000Z')).toMatchObject({ state: 'failed' });
-    expect(run.history.get('lonely@2026-11-25T00:00:00.000Z')?.log.at(-1)?.message).toContain('No worker');
+    const lonely = run.history.get('lonely@2026-11-25T00:00:00.000Z');
+    expect(lonely).toMatchObject({ state: 'failed' });
+    expect(lonely?.log.map((line) => line.message)).toEqual([
+      'due',
+      'handing out (waiting up to 600 s for an idle worker)',
+      'no idle worker; trying again in 0.3 s (w1: working)',
+      'no idle worker; trying again in 0.5 s (w1: working)',
+      expect.stringContaining('failed: No worker') as unknown,
+    ]);
     expect(run.state().runs).toEqual([]);
     await run.stop();
   });
