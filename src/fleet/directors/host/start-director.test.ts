@@ -157,6 +157,48 @@ describe('the director host', () => {
     expect(error.message).toContain('greting');
   });
 
+  it('moves a malformed history entry aside, and refuses a malformed shutdown body', async () => {
+    const { root, file } = await setup();
+    await mkdir(join(root, 'directors/counter/history'), { recursive: true });
+    await writeFile(join(root, 'directors/counter/history/broken.json'), '{"id": "broken"');
+    const director = await start(root, file);
+    expect((await json(`${director.url}/history/broken`)).status).toBe(404);
+    expect(await readFile(join(root, 'directors/counter/history/broken.json.corrupt'), 'utf8')).toContain('broken');
+    const status = (await json(`${director.url}/status`)).body as { log: Array<{ message: string }> };
+    expect(status.log.map((line) => line.message).join('\n')).toContain('broken.json is malformed');
+    for (const body of ['{"timeout_seconds": -1}', '{"drain": 5}', 'not json'])
+      expect(
+        (
+          await json(`${director.url}/shutdown`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          })
+        ).status,
+        body,
+      ).toBe(400);
+    expect((await json(`${director.url}/status`)).body).toMatchObject({ state: 'idle' });
+  });
+
+  it('refuses a config without a port, a missing config, and a type no daemon runs', async () => {
+    const noPort = await setup('type: scheduler\nname: counter\n');
+    const error = await rejection(
+      startDirector({ file: noPort.file, root: agencyRootAt(noPort.root), version: '0', kind: counterKind }),
+    );
+    expect(error.message).toContain('port: a director daemon needs one');
+    const missing = await rejection(
+      startDirector({
+        file: join(noPort.root, 'directors/none/config.yaml'),
+        root: agencyRootAt(noPort.root),
+        version: '0',
+      }),
+    );
+    expect(missing.message).toContain('no such file');
+    const cli = await setup('type: cli\nname: counter\n');
+    const refused = await rejection(startDirector({ file: cli.file, root: agencyRootAt(cli.root), version: '0' }));
+    expect(refused.message).toContain('type: cli: the CLI director is `agency task`');
+  });
+
   it('requires a bearer token when bound beyond loopback', async () => {
     const { root, file } = await setup('type: scheduler\nname: counter\nport: 9300\nbind: 0.0.0.0\n');
     const director = await start(root, file, { AGENCY_TOKEN: 'a-token-of-at-least-16-chars' });

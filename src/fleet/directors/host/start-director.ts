@@ -7,6 +7,7 @@ import type { AgencyRoot } from '../../../config/agency-root.ts';
 import { type DirectorConfigBase, loadDirectorConfigBase } from '../../../config/director-config.ts';
 import { readYamlConfig } from '../../../config/yaml-file.ts';
 import { systemTimers, type Timers } from '../../../core/clock.ts';
+import { AgencyError } from '../../../core/errors.ts';
 import { defaultRedactor, type Redactor } from '../../../core/redact.ts';
 import { createLogger, type Logger } from '../../../obs/logger.ts';
 import { rollingFile } from '../../../obs/rolling-file.ts';
@@ -70,6 +71,10 @@ export async function startDirector(options: StartDirectorOptions): Promise<Runn
   const base = await loadDirectorConfigBase(file);
   const kind = options.kind ?? (await loadDirectorKind(base.type, file));
   const config = await readYamlConfig(file, kind.configSchema, 'Create it (docs/directors.md)');
+  if (config.port === undefined && options.port === undefined)
+    throw new AgencyError('invalid_config', `${file}: port: a director daemon needs one; add e.g. "port: 9101"`, {
+      details: { file, field: 'port' },
+    });
   const dir = dirname(file);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const logger = createLogger({
@@ -181,7 +186,7 @@ async function serve({
   timers: Timers;
 }): Promise<RunningDirector> {
   const director = kind.create(parts.context);
-  const live: Live = { phase: 'starting', port: options.port ?? config.port ?? 0 };
+  const live: Live = { phase: 'starting', port: options.port ?? config.port! };
   const status = statusOf({ kind, config, director, lifecycle, timers, version: options.version, live });
   // Set once the port is bound; a shutdown request cannot come before.
   let stop: (drainMs: number) => Promise<Error | undefined> = async () => undefined;
