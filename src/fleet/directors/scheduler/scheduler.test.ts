@@ -168,6 +168,22 @@ describe('the scheduler, with an injected clock', () => {
     await run.stop();
   }, 60_000);
 
+  it('keeps to local time when summer time starts: 23 hourly runs, and a 2:30 run right after the gap', async () => {
+    // 2026-03-29 00:00 CET is 2026-03-28T23:00Z; 02:00 CET jumps to 03:00 CEST (01:00Z); the day ends at 22:00Z.
+    const start = Date.parse('2026-03-28T23:00:00Z') - 1;
+    const run = harness(
+      config({ timezone: 'Europe/Berlin', schedule: [entry('hourly', '0 * * * *'), entry('half-two', '30 2 * * *')] }),
+      { start },
+    );
+    await run.timers.advance(23 * 60 * MINUTE);
+    const prompts = run.dispatched.map((request) => request.prompt);
+    expect(prompts.filter((prompt) => prompt === 'do hourly')).toHaveLength(23);
+    expect([...run.history.keys()].filter((id) => id.startsWith('half-two'))).toEqual([
+      'half-two@2026-03-29T01:00:00.000Z',
+    ]);
+    await run.stop();
+  }, 60_000);
+
   it('uses an entry’s own time zone over the schedule’s', async () => {
     const start = Date.parse('2026-11-25T00:00:00Z') - 1;
     const run = harness(
