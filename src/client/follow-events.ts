@@ -1,9 +1,9 @@
 import { eventFrameSchema } from '../api/schemas.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
-import { invalidResponse, networkError } from './client-errors.ts';
+import { errorFromNoAnswer, invalidAnswer } from '../api/answer-errors.ts';
 import { createSseParser, type SseMessage } from './sse-parser.ts';
-import type { Transport } from './transport.ts';
+import { askedServer, type Transport } from './transport.ts';
 
 /** How `client.tasks.events` reconnects after a dropped connection. */
 export type ReconnectOptions = {
@@ -53,7 +53,7 @@ export async function* followEvents(transport: Transport, path: string, options:
   let last = options.after ?? 0;
   let failures = 0;
   for (;;) {
-    if (signal?.aborted) throw networkError(signal.reason, `GET ${path}`, signal);
+    if (signal?.aborted) throw errorFromNoAnswer(signal.reason, askedServer(`GET ${path}`), { signal });
     let lost: AgencyError;
     try {
       for await (const message of connect(transport, path, last, signal, idleTimeoutMs)) {
@@ -64,10 +64,10 @@ export async function* followEvents(transport: Transport, path: string, options:
         last = message.frame.seq;
         yield message.frame;
       }
-      if (signal?.aborted) throw networkError(signal.reason, `GET ${path}`, signal);
+      if (signal?.aborted) throw errorFromNoAnswer(signal.reason, askedServer(`GET ${path}`), { signal });
       lost = new AgencyError('network_failed', `GET ${path}: the stream ended before the run's end`);
     } catch (error) {
-      if (signal?.aborted) throw networkError(error, `GET ${path}`, signal);
+      if (signal?.aborted) throw errorFromNoAnswer(error, askedServer(`GET ${path}`), { signal });
       if (!AgencyError.isInstance(error) || !isDrop(error)) throw error;
       lost = error;
     }
@@ -114,7 +114,7 @@ async function* connect(
       headers: { accept: 'text/event-stream', ...(after > 0 ? { 'last-event-id': String(after) } : {}) },
       signal: attempt.signal,
     });
-    if (!response.body) throw invalidResponse(what, 'no body', response.status);
+    if (!response.body) throw invalidAnswer(askedServer(what), response.status, 'no body');
     reader = response.body.getReader();
     signal?.addEventListener('abort', stop, { once: true });
     const decoder = new TextDecoder();
@@ -128,7 +128,7 @@ async function* connect(
       const silence = () =>
         new AgencyError('network_failed', `${what}: nothing came for ${idleTimeoutMs} ms, not even a heartbeat`);
       const chunk = await reader.read().catch((error: unknown) => {
-        throw silent ? silence() : networkError(error, what, signal);
+        throw silent ? silence() : errorFromNoAnswer(error, askedServer(what), { signal });
       });
       clearTimeout(idle);
       if (chunk.done && silent) throw silence();
@@ -152,18 +152,18 @@ function messageOf(message: SseMessage, first: boolean, what: string, status: nu
   try {
     json = JSON.parse(message.data);
   } catch {
-    throw invalidResponse(what, `event ${message.id ?? '?'} is not JSON`, status);
+    throw invalidAnswer(askedServer(what), status, `event ${message.id ?? '?'} is not JSON`);
   }
   const parsed = eventFrameSchema.safeParse(json);
   if (!parsed.success)
-    throw invalidResponse(what, `event ${message.id ?? '?'}: ${parsed.error.issues[0]?.message}`, status);
+    throw invalidAnswer(askedServer(what), status, `event ${message.id ?? '?'}: ${parsed.error.issues[0]?.message}`);
   return { kind: 'frame', frame: parsed.data };
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(networkError(signal.reason, 'waiting to reconnect', signal));
+      reject(errorFromNoAnswer(signal.reason, askedServer('waiting to reconnect'), { signal }));
       return;
     }
     const done = () => {
@@ -173,7 +173,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(done, ms);
     const aborted = () => {
       clearTimeout(timer);
-      reject(networkError(signal?.reason, 'waiting to reconnect', signal));
+      reject(errorFromNoAnswer(signal?.reason, askedServer('waiting to reconnect'), { signal }));
     };
     signal?.addEventListener('abort', aborted, { once: true });
   });

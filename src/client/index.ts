@@ -22,7 +22,7 @@ export { AgencyError } from '../core/errors.ts';
 export type { ErrorCode } from '../core/error-codes.ts';
 export type { ApprovalDecision, ApprovalRequest } from '../task/contracts/approvals.ts';
 export type { EventFrame } from '../task/contracts/events.ts';
-export type { ApiErrorDetails } from './client-errors.ts';
+export type { ApiErrorDetails } from '../api/answer-errors.ts';
 export type {
   AgencyClient,
   ApprovalsClient,

@@ -109,7 +109,25 @@ export const workerConfigFileSchema = z
           path: ['env', variable],
           message: `${variable} is the variable of credential "${targets.get(variable)}"; remove it from env`,
         });
+    for (const [variable, value] of Object.entries(config.env))
+      if (variable.endsWith('_BASE_URL') && !isHttpUrl(value))
+        context.addIssue({
+          code: 'custom',
+          path: ['env', variable],
+          message: 'must be an http(s) URL of the model API, e.g. https://llm-proxy.internal or http://127.0.0.1:8080',
+        });
   });
+
+// An executor's endpoint (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`): a CLI given anything else fails only at its
+// first request, with a message that does not name the config.
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** A worker's config, checked and resolved: durations in milliseconds, paths absolute, names in camelCase. */
 export type WorkerConfig = {

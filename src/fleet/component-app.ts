@@ -1,9 +1,10 @@
-import { Hono, type MiddlewareHandler } from 'hono';
-import { bearerOf, matchToken, type NamedToken } from '../credentials/bearer-token.ts';
-import { openApiDocument } from '../server/openapi.ts';
-import { registerRoute } from '../server/register-route.ts';
-import { hostAndOriginGuard, refuse, securityHeaders } from '../server/request-guards.ts';
-import type { Route } from '../server/route.ts';
+import { Hono } from 'hono';
+import type { NamedToken } from '../credentials/bearer-token.ts';
+import { requireBearer } from '../http/bearer-auth.ts';
+import { type ApiAbout, openApiDocument } from '../http/openapi.ts';
+import { registerRoute } from '../http/register-route.ts';
+import { hostAndOriginGuard, refuse, securityHeaders } from '../http/request-guards.ts';
+import type { Route } from '../http/route.ts';
 import { errorResponse } from '../service/error-response.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
 
@@ -11,7 +12,7 @@ import type { ServiceLogger } from '../service/service-logger.ts';
 export type ComponentAppOptions = {
   routes: Route[];
   /** The OpenAPI document's title and description; `what` names the component in errors ("worker", "director"). */
-  about: { title: string; description: string; what: string };
+  about: ApiAbout & { what: string };
   /** The `Host` values the component answers to (DNS rebinding). */
   hosts: ReadonlySet<string>;
   /** Bearer tokens; required on every route when given (a component bound beyond loopback), none otherwise. */
@@ -46,21 +47,7 @@ export function createComponentApp(options: ComponentAppOptions): Hono {
   app.notFound((c) => refuse(c, 'not_found', `No route ${c.req.method} ${c.req.path}`));
   app.use('*', securityHeaders());
   app.use('*', hostAndOriginGuard(hosts, 'http', `use the address the ${about.what} is bound to`));
-  const authenticate: MiddlewareHandler | undefined = tokens
-    ? async (c, next) => {
-        const bearer = bearerOf(c.req.header('authorization'));
-        if (bearer === undefined || !matchToken(bearer, tokens))
-          return refuse(
-            c,
-            'unauthorized',
-            bearer === undefined
-              ? `This ${about.what} is reachable beyond loopback: send "Authorization: Bearer <token>"`
-              : 'The bearer token is not valid',
-            { scheme: 'bearer' },
-          );
-        return next();
-      }
-    : undefined;
+  const authenticate = tokens ? requireBearer(tokens, `This ${about.what} is reachable beyond loopback`) : undefined;
   for (const route of options.routes)
     registerRoute(app, route, {
       authenticate,
@@ -68,7 +55,10 @@ export function createComponentApp(options: ComponentAppOptions): Hono {
       uploadBytes: 0,
       validate: options.validateResponses === true,
     });
-  const document = openApiDocument(options.routes, options.version, { ...about, session: false });
+  const document = openApiDocument(options.routes, options.version, {
+    title: about.title,
+    description: about.description,
+  });
   if (authenticate) app.get('/openapi.json', authenticate, (c) => c.json(document));
   else app.get('/openapi.json', (c) => c.json(document));
   return app;

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { errorBodySchema, taskIdSchema } from '../api/schemas.ts';
 import type { Principal, TaskService } from '../service/task-service.ts';
-import type { RouteResponse } from './route.ts';
+import type { RouteResponse } from '../http/route.ts';
 
 /** What the API routes need from the server. */
 export type ApiContext = {

@@ -1,6 +1,6 @@
 import type { ApiContext } from './api-route-parts.ts';
 import { decisionRoute, inboxRoute } from './approval-routes.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../http/route.ts';
 import { serverInfoRoute } from './server-info-route.ts';
 import {
   doTaskAsyncRoute,

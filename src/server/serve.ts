@@ -7,8 +7,9 @@ import type { AgencyRoot } from '../config/agency-root.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
 import type { TaskService } from '../service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from './app.ts';
-import { allowedHosts, wildcardNames } from './auth.ts';
-import { serverToken, sessionKey, tlsFiles } from './server-files.ts';
+import { allowedHosts, wildcardNames } from '../http/hosts.ts';
+import { apiToken } from '../http/token-file.ts';
+import { sessionKey, tlsFiles } from './server-files.ts';
 
 /** Options for {@link startServer}. */
 export type StartServerOptions = {
@@ -52,7 +53,7 @@ export type RunningServer = {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { root, service, logger } = options;
   const host = options.host ?? '127.0.0.1';
-  const token = await serverToken(root.server, options.env);
+  const token = await apiToken(root.server, options.env);
   // The token never reaches a log line or an error message.
   defaultRedactor.register(token.token);
   const key = await sessionKey(root);

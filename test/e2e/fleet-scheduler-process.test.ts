@@ -131,6 +131,9 @@ describe('agency director (scheduler), the process', () => {
       body: JSON.stringify({ name: 'tick', cron: '0 2 * * *', prompt: 'x', workdir }),
     });
     expect(added.status).toBe(409);
+    // Its /status names its process, as a worker's does (what agency kill signals).
+    const status = await get<{ config: { pid: number } }>(`${second.url}/status`);
+    expect(status.config.pid).toBe(second.child.pid);
     // The fleet commands see it like any other component, and stop it.
     const fleet = await cli(['fleet', '--json', '--url', second.url, '--ports', '1-1']);
     expect(JSON.parse(fleet.stdout)).toEqual(

@@ -81,8 +81,8 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
 async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service: TaskService, logger: ServiceLogger) {
   const { createMcpServer } = await import('../../mcp/mcp-server.ts');
   const { createTasksCapability } = await import('../../server/mcp/tasks-capability.ts');
-  const { serverToken } = await import('../../server/server-files.ts');
-  const { token } = await serverToken(root.server);
+  const { apiToken } = await import('../../http/token-file.ts');
+  const { token } = await apiToken(root.server);
   const mcp = createMcpServer({
     name: 'agency',
     version: VERSION,

@@ -1,6 +1,7 @@
 // The wire contract of a worker daemon (`agency worker`), seed 004's appendix A: the universal `/status` and
 // `/shutdown`, and the agent endpoints (`/task`, `/task/:id`, cancel, continue, end, debug, `/tasks`, `/history`).
-// Plain zod: directors, the dashboard and the CLI type their calls from it.
+// Plain zod: the worker validates its requests (and, in tests, its answers) with it; its client, directors, the
+// dashboard and the CLI parse and type the answers with the same schemas.
 import { z } from 'zod';
 
 /** Where a component is in its life: `starting` until its config is valid and its executor answered its check. */
@@ -180,6 +181,14 @@ export type WorkerTaskRequest = z.infer<typeof taskRequestSchema>;
 export type WorkerTask = z.infer<typeof workerTaskSchema>;
 /** A history record. */
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+/** `POST /task/:id/cancel` → 200. */
+export type CancelResponse = z.infer<typeof cancelResponseSchema>;
+/** `POST /task/:id/continue` → 200. */
+export type ContinueResponse = z.infer<typeof continueResponseSchema>;
+/** `POST /task/:id/end` → 200. */
+export type EndResponse = z.infer<typeof endResponseSchema>;
+/** `POST /shutdown` → 202. */
+export type ShutdownResponse = z.infer<typeof shutdownResponseSchema>;
 /** One of {@link WORKER_TASK_STATES}. */
 export type WorkerTaskState = (typeof WORKER_TASK_STATES)[number];
 /** One of {@link TASK_ERROR_TYPES}. */

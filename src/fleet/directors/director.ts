@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { DirectorConfigBase, DirectorType } from '../../config/director-config.ts';
 import type { Timers } from '../../core/clock.ts';
-import type { Route } from '../../server/route.ts';
+import type { Route } from '../../http/route.ts';
 import type { DirectorEntry } from '../api/director-schemas.ts';
 import type { Component } from '../discovery/component.ts';
 import type { DispatchedTask, TaskDispatch } from './task-dispatch.ts';

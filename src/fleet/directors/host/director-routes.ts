@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { errorBodySchema } from '../../../api/schemas.ts';
 import { AgencyError } from '../../../core/errors.ts';
-import type { Route } from '../../../server/route.ts';
+import type { Route } from '../../../http/route.ts';
 import {
   directorAgentsSchema,
   directorEntryIdSchema,

@@ -11,8 +11,8 @@ import { AgencyError } from '../../../core/errors.ts';
 import { defaultRedactor, type Redactor } from '../../../core/redact.ts';
 import { createLogger, type Logger } from '../../../obs/logger.ts';
 import { rollingFile } from '../../../obs/rolling-file.ts';
-import { allowedHosts, wildcardNames } from '../../../server/auth.ts';
-import { serverToken } from '../../../server/server-files.ts';
+import { allowedHosts, wildcardNames } from '../../../http/hosts.ts';
+import { apiToken } from '../../../http/token-file.ts';
 import type { WorkerStatus } from '../../api/worker-schemas.ts';
 import { createComponentApp } from '../../component-app.ts';
 import { createDiscovery, type Discovery } from '../../discovery/discovery.ts';
@@ -84,7 +84,7 @@ export async function startDirector(options: StartDirectorOptions): Promise<Runn
     redactor,
   });
   const lifecycle = createLifecycleLog({ logger, redactor, now: () => timers.now() });
-  const token = isLoopback(config.bind) ? undefined : await serverToken(dir, options.env ?? process.env);
+  const token = isLoopback(config.bind) ? undefined : await apiToken(dir, options.env ?? process.env);
   if (token) redactor.register(token.token);
   // A worker's token (AGENCY_TOKEN) goes only to the workers the config names.
   const workerToken = (options.env ?? process.env).AGENCY_TOKEN || undefined;
@@ -304,7 +304,13 @@ function statusOf({
       state: live.phase === 'running' ? activity.state : live.phase,
       uptime_seconds: Math.max(0, Math.floor((timers.now() - startedAt) / 1000)),
       current_task: running ? activity.current_task : null,
-      config: { director_type: config.type, port: live.port, bind: config.bind, ...activity.config },
+      config: {
+        director_type: config.type,
+        pid: process.pid,
+        port: live.port,
+        bind: config.bind,
+        ...activity.config,
+      },
       log: lifecycle.recent(),
     };
   };

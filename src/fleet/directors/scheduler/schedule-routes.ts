@@ -1,6 +1,6 @@
 // The scheduler's own routes (seed 004, phase 5): `GET /schedule`, `PUT /schedule`, `POST /schedule/task`.
 import { z } from 'zod';
-import type { Route } from '../../../server/route.ts';
+import type { Route } from '../../../http/route.ts';
 import { directorErrors } from '../host/director-routes.ts';
 import { type ScheduleEntry, scheduleEntrySchema, scheduleSchema } from './schedule-config.ts';
 import { createScheduleFile, entryForYaml, nameTaken } from './schedule-file.ts';
