@@ -58,6 +58,9 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   worker_unavailable: 'service_unavailable',
   worker_failed: 'bad_gateway',
   no_worker: 'not_found',
+  workspace_locked: 'task_in_progress',
+  already_exists: 'conflict',
+  entry_not_found: 'not_found',
 };
 
 /** The API code an agency error code is reported with. */

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { sleep, systemTimers, type Timers } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
-import { isAlive } from '../task/lock.ts';
+import { isAlive, processStartedAt } from '../task/lock.ts';
 import type { ShutdownResponse } from './api/worker-schemas.ts';
 import { type Component, kindOf, portOf } from './discovery/component.ts';
 import type { WorkerClient } from './worker-client.ts';
@@ -101,7 +100,7 @@ export async function pidOf(component: Component, now: number): Promise<number |
   const pid = status.config.pid;
   if (!Number.isInteger(pid) || (pid as number) <= 1) return 'its /status reports no pid (config.pid)';
   if (pid === process.pid) return `pid ${pid} is this process`;
-  const started = await processStart(pid as number);
+  const started = await processStartedAt(pid as number);
   const expected = now - status.uptime_seconds * 1000;
   if (started !== undefined && Math.abs(started - expected) > 10_000) {
     return `pid ${pid} started at ${new Date(started).toISOString()}, not when the component did; not signalled`;
@@ -112,17 +111,4 @@ export async function pidOf(component: Component, now: number): Promise<number |
 function isLoopback(url: string): boolean {
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-// When a process started (ms since the epoch), from /proc on Linux; undefined elsewhere or when it is gone. Field 22
-// of /proc/<pid>/stat is its start in clock ticks after boot (100 a second on Linux), and /proc/stat has the boot time.
-async function processStart(pid: number): Promise<number | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const boot = Number(/^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'))?.[1]);
-    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : undefined;
-  } catch {
-    return undefined;
-  }
 }

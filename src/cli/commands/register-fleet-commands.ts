@@ -118,3 +118,18 @@ export function registerWorkerCommand(program: Command, wrap: WrapAction, out: O
       ),
     );
 }
+
+/** Registers `agency director`. */
+export function registerDirectorCommand(program: Command, wrap: WrapAction, out: Output, err: Output): void {
+  program
+    .command('director')
+    .description('Run a director daemon (a scheduler…): it finds work and hands it to workers (docs/directors.md)')
+    .argument('<name>', 'the director: its config is directors/<name>/config.yaml under the data root')
+    .option('--root <dir>', 'the data root (default: $AGENCY_ROOT, else ~/.agency)')
+    .option('--port <n>', "instead of the config's port (0 picks a free one)", whole('a port number', 0, 65_535))
+    .action(
+      wrap(async (name: string, options: { root?: string; port?: number }) =>
+        (await import('./director.ts')).directorCommand(name, options, out, err),
+      ),
+    );
+}

@@ -79,6 +79,11 @@ export const taskRequestSchema = z
       .optional(),
     /** Extra environment for the executor; names of credentials the worker holds are refused. */
     env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/), z.string().max(10_000)).optional(),
+    /**
+     * An existing absolute directory the executor works in instead of a fresh session directory; it must lie within
+     * the worker's `sandbox.read_write_paths` (checked on its real path). Continued turns work there too.
+     */
+    workdir: z.string().min(1).max(4096).optional(),
   })
   .strict();
 
@@ -127,6 +132,8 @@ export const historyPageSchema = z
 export const historyRecordSchema = workerTaskSchema
   .extend({
     prompt: z.string(),
+    /** The task's own workdir (its real path), when `POST /task` gave one; else it works in its session directory. */
+    workdir: z.string().nullable().optional(),
     log: z.array(z.object({ time: z.iso.datetime(), level: z.string(), message: z.string() }).strict()),
     stdout: z.string(),
     stderr: z.string(),

@@ -214,7 +214,12 @@ async function becomeReady(
   return check.version;
 }
 
-async function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
+/** Serves `fetch` on `hostname:port`; a port in use is an `invalid_config` error naming the field `port`. */
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  hostname: string,
+  port: number,
+) {
   return new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch, hostname, port }, () => resolve(started)) as Server;
     started.once('error', (error: NodeJS.ErrnoException) =>
@@ -234,8 +239,8 @@ async function listen(fetch: (request: Request) => Response | Promise<Response>,
   });
 }
 
-// The answer to POST /shutdown goes out first: open connections get a moment before they are closed.
-function shutDownServer(server: Server): Promise<void> {
+/** Closes the server; the answer to POST /shutdown goes out first: open connections get a moment before they close. */
+export function shutDownServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();

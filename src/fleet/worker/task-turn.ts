@@ -22,6 +22,8 @@ export type LiveTask = {
   timeoutMs: number;
   /** The task's own `env`; kept in memory only, never written to history. */
   env: Record<string, string>;
+  /** The directory `POST /task` named (its real path); undefined: the session directory. */
+  workdir?: string | undefined;
   /** The current run of its executor, while there is one. */
   run?: { controller: AbortController; stop?: StopReason; text: string; done: Promise<void> } | undefined;
 };
@@ -101,15 +103,16 @@ async function runTurn(
       lifecycle[line.level === 'warn' ? 'warn' : 'info'](`task ${record.task_id}: ${line.message}`);
     }
   };
-  const workdir = join(config.sessionDir, record.session_id);
+  const workdir = task.workdir ?? join(config.sessionDir, record.session_id);
   let result: ExecutorResult;
   let credentials: Awaited<ReturnType<CredentialBroker['credentialsFor']>> | undefined;
   try {
-    // The record reaches the disk while the credentials and the session directory are made ready.
+    // The record reaches the disk while the credentials and the session directory are made ready; a task's own
+    // workdir is the caller's and is used as it is.
     await Promise.all([
       saved,
       context.credentials?.credentialsFor(EXECUTOR_SCOPE).then((lent) => (credentials = lent)),
-      prepareSessionDir(workdir, resume),
+      task.workdir === undefined ? prepareSessionDir(workdir, resume) : undefined,
     ]);
     const env = executorEnv({
       hostEnv: context.hostEnv,

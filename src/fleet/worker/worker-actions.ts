@@ -8,6 +8,7 @@ import { checkTaskEnv } from './executor-env.ts';
 import { composePrompt } from './instructions.ts';
 import { addLine, isFinal, isRunning, previewOf, seconds } from './task-record.ts';
 import { type LiveTask, startTurn, stopTurn, type TurnContext } from './task-turn.ts';
+import { taskWorkdir } from './task-workdir.ts';
 import type { WorkerDeps, WorkerPhase } from './worker.ts';
 
 /** The state a worker's actions share. */
@@ -117,15 +118,18 @@ export async function submitTask(
   const turns = takingTasks(state);
   const env = request.env ?? {};
   checkTaskEnv(env, config, redactor);
+  const workdir = request.workdir === undefined ? undefined : await taskWorkdir(request.workdir, config);
   const sessionId = request.session_id ?? state.newSessionId();
   // A session this worker has run before continues (Claude Code's --resume); any other starts fresh.
   const resume = request.session_id != null && existsSync(join(config.sessionDir, sessionId));
   const record = newRecord(state.newTaskId(), sessionId, config.executor, redactor.redactText(request.prompt));
+  if (workdir) record.workdir = workdir;
   const task: LiveTask = {
     record,
     model: request.model ?? config.model,
     timeoutMs: request.timeout_seconds ? request.timeout_seconds * 1_000 : config.timeoutMs,
     env,
+    workdir,
   };
   state.tasks.set(record.task_id, task);
   const prompt = composePrompt({ instructions, project: request.project, prompt: request.prompt });

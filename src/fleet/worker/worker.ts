@@ -115,7 +115,13 @@ async function recover(state: WorkerState): Promise<{ lost: number; idle: number
   const { lost, idle } = await history.recover();
   for (const record of lost) lifecycle.warn(`task ${record.task_id} was lost with the previous worker process`);
   for (const record of idle)
-    state.tasks.set(record.task_id, { record, model: config.model, timeoutMs: config.timeoutMs, env: {} });
+    state.tasks.set(record.task_id, {
+      record,
+      model: config.model,
+      timeoutMs: config.timeoutMs,
+      env: {},
+      workdir: record.workdir ?? undefined,
+    });
   state.recovered = true;
   return { lost: lost.length, idle: idle.length };
 }
