@@ -56,7 +56,7 @@ export async function resolvePromptSet(
       throw new AgencyError(
         'prompt_not_found',
         version === undefined ? missing.message : `${missing.message}; ${pinnedBy} name ${id}@${version}`,
-        { details: missing.details },
+        missing.details ? { details: missing.details } : {},
       );
     }
     const given = provides[id];
