@@ -1,5 +1,6 @@
 import { createInMemoryPromptStore } from './in-memory-prompt-store.ts';
 import type { PromptStore, PromptTemplate } from './prompt-store.ts';
+import { type PromptSet, promptSetOf } from './prompt-set.ts';
 
 // agency's own prompts: the governed runner's (runner.*) and LLMAgent's (agent.*). A shipped version is never edited
 // (builtin-prompts.test.ts pins each one's digest): a change is a new version added after it, so a journal or a
@@ -143,3 +144,29 @@ export function sharedBuiltinPrompts(): PromptStore {
   shared ??= builtinPromptStore();
   return shared;
 }
+
+let sharedSet: PromptSet | undefined;
+
+/**
+ * The latest built-in version of every built-in prompt, as a prompt set: what `LLMAgent` renders its own prompts
+ * (`agent.*`) from when it is given no other set.
+ */
+export function builtinPromptSet(): PromptSet {
+  if (!sharedSet) {
+    const latest = new Map<string, PromptTemplate>();
+    for (const template of BUILTIN_PROMPTS) {
+      const held = latest.get(template.id);
+      if (!held || held.version < template.version) latest.set(template.id, template);
+    }
+    sharedSet = promptSetOf(latest);
+  }
+  return sharedSet;
+}
+
+/**
+ * The variables agency gives each of its prompts. A version put to override one may use these and no others: the
+ * runner refuses a version that uses another before the run's first model call.
+ */
+export const BUILTIN_PROMPT_VARIABLES: Readonly<Record<string, readonly string[]>> = Object.freeze(
+  Object.fromEntries(BUILTIN_PROMPTS.map((template) => [template.id, template.requiredVars])),
+);

@@ -9,6 +9,7 @@ import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
 import { buildPhaseContext } from './run-context.ts';
+import { runPrompts } from './run-prompts.ts';
 import { type Live, type RunnerCore, startRun, type TaskHandle, taskIdOf, type TaskRef } from './run-core.ts';
 import { type ResumeOptions, resumeRun } from './run-resume.ts';
 import { isRunStop } from './run-stop.ts';
@@ -136,7 +137,8 @@ async function executeRun(core: RunnerCore, task: TaskRef, stepLimit?: number): 
     );
   const { session } = entry;
   let lastStep = '';
-  const context = buildPhaseContext(session, entry, core.options, stepLimit, (id) => {
+  const prompts = await runPrompts(session, core.options);
+  const context = buildPhaseContext(session, entry, core.options, prompts, stepLimit, (id) => {
     lastStep = id;
   });
   const wallTimer = wallClockTimer(session);
