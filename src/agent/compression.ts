@@ -10,7 +10,6 @@ import { type RunState, messageChars } from './run-state.ts';
 /** The text that marks a compressed tool result. */
 export const COMPRESSED_MARKER = '[compressed]';
 
-
 /** What a compression attempt did. */
 export type CompressionOutcome =
   | { compressed: false; reason: 'nothing-old' }

@@ -115,7 +115,10 @@ function endIteration(context: RunContext, state: RunState, outcomes: ToolCallOu
   appendToolResults(context, state, outcomes);
   state.iteration++;
   if (state.iteration >= context.maxIterations) {
-    appendMessage(state, { role: 'user', content: [{ type: 'text', text: context.prompts.render('agent.synthesis').text }] });
+    appendMessage(state, {
+      role: 'user',
+      content: [{ type: 'text', text: context.prompts.render('agent.synthesis').text }],
+    });
     state.stage = { at: 'model', synthesis: true };
   } else {
     state.stage = { at: 'pre', processor: 0 };

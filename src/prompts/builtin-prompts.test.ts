@@ -24,9 +24,9 @@ const byRef = (ref: string) => BUILTIN_PROMPTS.find((template) => promptRef(temp
 
 describe('the built-in prompts', () => {
   it('are every shipped version, unchanged, and sound', () => {
-    expect(Object.fromEntries(BUILTIN_PROMPTS.map((template) => [promptRef(template), promptDigest(template)]))).toEqual(
-      SHIPPED,
-    );
+    expect(
+      Object.fromEntries(BUILTIN_PROMPTS.map((template) => [promptRef(template), promptDigest(template)])),
+    ).toEqual(SHIPPED);
     for (const template of BUILTIN_PROMPTS) expect(storedTemplateProblems(template)).toEqual([]);
   });
 
@@ -35,7 +35,9 @@ describe('the built-in prompts', () => {
     const plain = renderPrompt(act, { feedback: '', plan: '{"goal":"x"}' }).text;
     expect(plain).toMatch(/^Phase: ACT\. Carry out/);
     expect(plain.endsWith('\n\n{"goal":"x"}')).toBe(true);
-    expect(renderPrompt(act, { feedback: 'Fix c1.', plan: '{}' }).text).toBe(`Fix c1.\n\n${plain.replace('{"goal":"x"}', '{}')}`);
+    expect(renderPrompt(act, { feedback: 'Fix c1.', plan: '{}' }).text).toBe(
+      `Fix c1.\n\n${plain.replace('{"goal":"x"}', '{}')}`,
+    );
   });
 
   it('render Verify with its "Not delivered" part only when something was refused', () => {

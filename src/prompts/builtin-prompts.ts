@@ -111,7 +111,7 @@ export const BUILTIN_PROMPTS: readonly PromptTemplate[] = Object.freeze([
   ),
   builtin(
     'agent.repair',
-    "LLMAgent's repair turn for an answer that does not match its schema; `issues` one \"- issue\" a line, `schema` the JSON Schema.",
+    'LLMAgent\'s repair turn for an answer that does not match its schema; `issues` one "- issue" a line, `schema` the JSON Schema.',
     [
       'Your answer does not match the required JSON schema:',
       '{{issues}}',

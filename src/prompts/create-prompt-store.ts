@@ -1,6 +1,6 @@
 import { AgencyError } from '../core/errors.ts';
 import { checkDraft, checkPromptId, checkPromptVersion, promptDigest } from './prompt-checks.ts';
-import type { PromptAuditEntry, PromptDraft, PromptStore, PromptTemplate } from './prompt-store.ts';
+import type { PromptAuditEntry, PromptStore, PromptTemplate } from './prompt-store.ts';
 import { renderPrompt } from './render-prompt.ts';
 
 /** A new version and its audit entry, made from the version before it. */
@@ -29,13 +29,27 @@ export type PromptRecords = {
 export type PromptStoreDeps = {
   /** The clock of `createdAt` and audit times. @default Date.now */
   now?: () => number;
+  /**
+   * Versions that exist below this store (e.g. `BUILTIN_PROMPTS`, when the store overrides agency's prompts): the
+   * store's first version of one of their ids is numbered after them, and its audit entry names the one it follows.
+   * @default []
+   */
+  after?: readonly PromptTemplate[];
 };
 
 /**
  * The `PromptStore` over a store's records: ids and versions are checked before they reach the records, drafts are
  * validated before they are put, and each put's audit entry is made here.
  */
-export function createPromptStore(records: PromptRecords, { now = Date.now }: PromptStoreDeps = {}): PromptStore {
+export function createPromptStore(
+  records: PromptRecords,
+  { now = Date.now, after = [] }: PromptStoreDeps = {},
+): PromptStore {
+  const floor = (id: string) =>
+    after.reduce<PromptTemplate | undefined>(
+      (best, template) => (template.id === id && (!best || template.version > best.version) ? template : best),
+      undefined,
+    );
   const get = async (id: string, version?: number) => {
     checkPromptId(id);
     if (version !== undefined) checkPromptVersion(version);
@@ -58,14 +72,15 @@ export function createPromptStore(records: PromptRecords, { now = Date.now }: Pr
         );
       }
       const base = checked.template;
-      return records.append(base.id, (latest) => nextVersion(latest, base, new Date(now()).toISOString()));
+      const below = floor(base.id);
+      return records.append(base.id, (latest) => nextVersion(latest ?? below, base, new Date(now()).toISOString()));
     },
     async list(filter = {}) {
       if (filter.id !== undefined) checkPromptId(filter.id);
       return records.list(filter.id);
     },
     async validate(draft) {
-      return checkDraft(draft as PromptDraft, { needAuthor: false }).validation;
+      return checkDraft(draft, { needAuthor: false }).validation;
     },
     async audit(filter = {}) {
       if (filter.id !== undefined) checkPromptId(filter.id);

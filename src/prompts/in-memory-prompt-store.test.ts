@@ -16,8 +16,12 @@ describe('the in-memory prompt store', () => {
 
   it('refuses a malformed or repeated starting version, naming it', () => {
     const [first] = BUILTIN_PROMPTS;
-    expect(() => createInMemoryPromptStore({ templates: [first!, first!] })).toThrow(/runner\.persona@1: version: given twice/);
-    expect(() => createInMemoryPromptStore({ templates: [{ ...first!, version: 0 }] })).toThrow(/version: 0 is not a version/);
+    expect(() => createInMemoryPromptStore({ templates: [first!, first!] })).toThrow(
+      /runner\.persona@1: version: given twice/,
+    );
+    expect(() => createInMemoryPromptStore({ templates: [{ ...first!, version: 0 }] })).toThrow(
+      /version: 0 is not a version/,
+    );
     expect(() => createInMemoryPromptStore({ templates: [{ ...first!, text: '{{x' }] })).toThrow(/never closed/);
   });
 });

@@ -19,7 +19,7 @@ export type InMemoryPromptStoreOptions = PromptStoreDeps & {
  * const store = createInMemoryPromptStore();
  * await store.put({ id: 'runner.persona', text: 'You are terse.', createdBy: 'ops' });
  */
-export function createInMemoryPromptStore({ templates = [], now }: InMemoryPromptStoreOptions = {}): PromptStore {
+export function createInMemoryPromptStore({ templates = [], ...deps }: InMemoryPromptStoreOptions = {}): PromptStore {
   const versions = new Map<string, PromptTemplate[]>();
   const trail: PromptAuditEntry[] = [];
   for (const template of templates) {
@@ -27,13 +27,14 @@ export function createInMemoryPromptStore({ templates = [], now }: InMemoryPromp
     const held = versions.get(template.id) ?? [];
     if (held.some((other) => other.version === template.version)) problems.push('version: given twice');
     if (problems.length > 0) {
-      throw new AgencyError(
-        'prompt_invalid',
-        `Prompt ${promptRef(template)}: ${problems.join('; ')}`,
-        { details: { id: template.id, version: template.version, errors: problems } },
-      );
+      throw new AgencyError('prompt_invalid', `Prompt ${promptRef(template)}: ${problems.join('; ')}`, {
+        details: { id: template.id, version: template.version, errors: problems },
+      });
     }
-    versions.set(template.id, [...held, structuredClone(template)].sort((a, b) => a.version - b.version));
+    versions.set(
+      template.id,
+      [...held, structuredClone(template)].sort((a, b) => a.version - b.version),
+    );
   }
   const records: PromptRecords = {
     read: async (id, version) => {
@@ -57,5 +58,5 @@ export function createInMemoryPromptStore({ templates = [], now }: InMemoryPromp
     },
     audit: async (id) => structuredClone(trail.filter((entry) => id === undefined || entry.id === id)),
   };
-  return createPromptStore(records, now ? { now } : {});
+  return createPromptStore(records, deps);
 }

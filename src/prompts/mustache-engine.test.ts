@@ -45,7 +45,11 @@ describe('the mustache engine', () => {
     ];
     for (const [text, message, line, column] of cases) {
       const parsed = parseTemplate(text);
-      expect('error' in parsed && parsed.error).toMatchObject({ line, column, message: expect.stringMatching(message) });
+      expect('error' in parsed && parsed.error).toMatchObject({
+        line,
+        column,
+        message: expect.stringMatching(message),
+      });
     }
   });
 

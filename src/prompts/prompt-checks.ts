@@ -70,7 +70,9 @@ export function checkDraft(draft: Partial<PromptDraft>, { needAuthor = true } = 
   if (text.tokens) errors.push(...variableProblems(requiredVars, variables));
   const engine = draft.engine ?? 'mustache';
   if (!(PROMPT_ENGINES as readonly string[]).includes(engine)) {
-    errors.push(`engine: ${JSON.stringify(engine)} is not a template engine agency has; use ${PROMPT_ENGINES.join(', ')}`);
+    errors.push(
+      `engine: ${JSON.stringify(engine)} is not a template engine agency has; use ${PROMPT_ENGINES.join(', ')}`,
+    );
   }
   const metadata = draft.metadata ?? {};
   errors.push(...metadataProblems(metadata));
@@ -141,7 +143,7 @@ function metadataProblems(metadata: unknown): string[] {
 
 function authorProblem(author: unknown): string | undefined {
   if (typeof author !== 'string' || author.trim() === '') return 'must name who puts the version, e.g. "alice"';
-  // eslint-disable-next-line no-control-regex
+   
   if (author.length > MAX_AUTHOR_LENGTH || /[\u0000-\u001f\u007f]/.test(author) || !author.isWellFormed())
     return `must be one line of at most ${MAX_AUTHOR_LENGTH} characters`;
   return undefined;

@@ -44,7 +44,8 @@ function tokensOf(template: PromptTemplate): TemplateToken[] {
   if (!tokens) {
     const result = parseTemplate(template.text);
     // A stored template was checked when it was put and when it was read back; this is a bug, not bad input.
-    if ('error' in result) throw new AgencyError('prompt_invalid', `Prompt ${promptRef(template)}: ${result.error.message}`);
+    if ('error' in result)
+      throw new AgencyError('prompt_invalid', `Prompt ${promptRef(template)}: ${result.error.message}`);
     tokens = result.tokens;
     parsed.set(template, tokens);
   }

@@ -137,14 +137,15 @@ async function executeRun(core: RunnerCore, task: TaskRef, stepLimit?: number): 
     );
   const { session } = entry;
   let lastStep = '';
-  const prompts = await runPrompts(session, core.options);
-  const context = buildPhaseContext(session, entry, core.options, prompts, stepLimit, (id) => {
-    lastStep = id;
-  });
   const wallTimer = wallClockTimer(session);
   const stopWatch = watchStopFile(session);
   let result: DoTaskResult;
   try {
+    // A pinned version that does not exist ends the run here, journaled, before any model call.
+    const prompts = await runPrompts(session, core.options);
+    const context = buildPhaseContext(session, entry, core.options, prompts, stepLimit, (id) => {
+      lastStep = id;
+    });
     const outcome = await entry.loop.run(loopContextOf(context));
     result = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
   } catch (error) {

@@ -44,7 +44,9 @@ export const gatherPlanActVerify: Loop = {
       attempt++;
       const failed = report.criteria.filter((criterion) => !criterion.passed);
       const refine = context.prompts.render('runner.refine', {
-        failures: failed.map((criterion) => `- ${criterion.id}: ${criterion.criterion} (${criterion.evidence})`).join('\n'),
+        failures: failed
+          .map((criterion) => `- ${criterion.id}: ${criterion.criterion} (${criterion.evidence})`)
+          .join('\n'),
       });
       feedback = refine.text;
       continueFrom = act.messages;

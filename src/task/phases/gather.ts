@@ -14,7 +14,6 @@ export function isGatherTool(tool: Tool): boolean {
   return tool.effects === 'read' || (tool.effects === 'network' && tool.idempotent);
 }
 
-
 /**
  * Gather: explores the inputs with read-only tools, time-boxed to a share of the iterations, and writes
  * `findings.md`, `sources.jsonl` and a line in `notes.md`.
