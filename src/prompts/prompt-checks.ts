@@ -143,7 +143,7 @@ function metadataProblems(metadata: unknown): string[] {
 
 function authorProblem(author: unknown): string | undefined {
   if (typeof author !== 'string' || author.trim() === '') return 'must name who puts the version, e.g. "alice"';
-   
+
   if (author.length > MAX_AUTHOR_LENGTH || /[\u0000-\u001f\u007f]/.test(author) || !author.isWellFormed())
     return `must be one line of at most ${MAX_AUTHOR_LENGTH} characters`;
   return undefined;
