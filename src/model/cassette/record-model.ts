@@ -65,8 +65,7 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
   const begin = (options: LanguageModelV4CallOptions, mode: CassetteCall['mode']) => {
     const request = redactor.redact(normalizeRequest(options));
     const prompts = promptRefsOf(options.providerOptions);
-    const call = { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request };
-    return prompts ? { ...call, prompts } : call;
+    return { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request, prompts };
   };
 
   const recording: LanguageModelV4 = {
