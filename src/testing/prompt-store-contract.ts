@@ -77,7 +77,11 @@ async function render(store: PromptStore) {
   const latest = await store.render('greet', { name: 'Ada', unused: 'ignored' });
   assert.deepEqual(latest, { text: 'Dear Ada.', id: 'greet', version: 2, ref: 'greet@2' });
   assert.equal((await store.render('greet', { name: 'Ada', formal: false }, 1)).text, 'Hello Ada!');
-  await rejects(store.render('greet', { formal: true }, 1), 'prompt_variable_missing', /greet@1 uses the variable "name"/);
+  await rejects(
+    store.render('greet', { formal: true }, 1),
+    'prompt_variable_missing',
+    /greet@1 uses the variable "name"/,
+  );
   await rejects(store.render('greet', { name: 'x' }, 9), 'prompt_not_found', /no version 9 \(it has 1, 2\)/);
   await rejects(store.render('greet', { name: { toString: () => 'x' } } as never), 'invalid_argument', /"name"/);
   await rejects(store.render('greet', { constructor: 'x' }), 'prompt_variable_missing', /"name"/);
