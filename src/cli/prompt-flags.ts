@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { AgencyError } from '../core/errors.ts';
 import { BUILTIN_PROMPTS } from '../prompts/builtin-prompts.ts';
 import { createFilePromptStore } from '../prompts/file/file-prompt-store.ts';
 import { PROMPT_ID } from '../prompts/prompt-checks.ts';
@@ -26,8 +28,19 @@ export function parsePromptPin(value: string): [id: string, version: number] {
   return [id, version];
 }
 
-/** The runner options the flags give: the folder's file store over the built-in prompts, and the pins. */
+/**
+ * The runner options the flags give: the folder's file store over the built-in prompts, and the pins.
+ * @throws AgencyError `invalid_argument` when `--prompts` is not a folder (a typo must not fall back to the built-in
+ * prompts unnoticed).
+ */
 export function promptOptions(flags: PromptFlags): Pick<RunnerOptions, 'prompts' | 'promptVersions'> {
+  if (flags.prompts !== undefined && !statSync(flags.prompts, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new AgencyError(
+      'invalid_argument',
+      `--prompts: ${flags.prompts} is not a folder; give the folder of prompt versions (<id>/<version>.md)`,
+      { details: { field: 'prompts' } },
+    );
+  }
   const pins: Record<string, number> = {};
   for (const value of flags.prompt ?? []) {
     const [id, version] = parsePromptPin(value);

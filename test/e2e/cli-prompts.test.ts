@@ -90,6 +90,10 @@ describe('agency run --prompts and --prompt', () => {
     expect(unknown.code).not.toBe(0);
     expect(`${unknown.stdout}${unknown.stderr}`).toMatch(/Prompt "runner\.plan" has no version 9 \(it has 1\)/);
 
+    const missing = await cli(['run', await makeTaskFolder(), '--model', model, '--prompts', '/nonexistent/prompts']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--prompts: \/nonexistent\/prompts is not a folder/);
+
     const planted = await mkdtemp(join(tmpdir(), 'agency-cli-prompts-'));
     await symlink(await promptsFolder(), join(planted, 'runner.plan'));
     const linked = await cli([
