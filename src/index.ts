@@ -128,6 +128,37 @@ export { type RunToolCallOptions, runToolCall, type ToolCall, type ToolCallOutco
 export { requestSuspend } from './tools/suspend-request.ts';
 export { createToolRegistry, type ToolRegistry } from './tools/tool-registry.ts';
 
+// prompt templates
+export { BUILTIN_PROMPTS, builtinPromptStore } from './prompts/builtin-prompts.ts';
+export {
+  createPromptStore,
+  type NextVersion,
+  type PromptRecords,
+  type PromptStoreDeps,
+} from './prompts/create-prompt-store.ts';
+export { createInMemoryPromptStore, type InMemoryPromptStoreOptions } from './prompts/in-memory-prompt-store.ts';
+export { layerPromptStores } from './prompts/layer-prompt-stores.ts';
+export { type PromptValue } from './prompts/mustache-engine.ts';
+export {
+  type PromptPins,
+  type PromptSet,
+  resolvePromptSet,
+  type ResolvePromptSetOptions,
+} from './prompts/prompt-set.ts';
+export {
+  PROMPT_ENGINES,
+  type PromptAuditEntry,
+  type PromptDraft,
+  type PromptEngine,
+  promptRef,
+  type PromptStore,
+  type PromptTemplate,
+  type PromptValidation,
+  type PromptVars,
+  type RenderedPrompt,
+} from './prompts/prompt-store.ts';
+export { renderPrompt } from './prompts/render-prompt.ts';
+
 // memory
 export {
   type ClientOptions,

@@ -1,3 +1,6 @@
+import { AGENCY_OPTIONS_KEY } from '../model/prompt-refs.ts';
+import { builtinPromptSet } from '../prompts/builtin-prompts.ts';
+import type { PromptSet } from '../prompts/prompt-set.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Message, ToolMessage, ToolResultPart } from '../core/messages.ts';
 import { toV4Prompt } from '../core/messages-v4-prompt.ts';
@@ -6,11 +9,6 @@ import { type RunState, messageChars } from './run-state.ts';
 
 /** The text that marks a compressed tool result. */
 export const COMPRESSED_MARKER = '[compressed]';
-
-const INSTRUCTIONS =
-  'You compress the tool results of an agent that is still working on its task. Summarise the results below in ' +
-  'plain text: keep every fact, number, name, path and error the agent may still need, drop repetition and ' +
-  'boilerplate. Answer with the summary only.';
 
 /** What a compression attempt did. */
 export type CompressionOutcome =
@@ -31,7 +29,12 @@ export type CompressionOutcome =
  */
 export async function compressHistory(
   state: RunState,
-  { caller, keepIterations = 2, signal }: { caller: ModelCaller; keepIterations?: number; signal?: AbortSignal },
+  {
+    caller,
+    keepIterations = 2,
+    signal,
+    prompts = builtinPromptSet(),
+  }: { caller: ModelCaller; keepIterations?: number; signal?: AbortSignal; prompts?: PromptSet },
 ): Promise<CompressionOutcome> {
   const cutoff = state.iterationStarts.at(-keepIterations);
   if (cutoff === undefined) return { compressed: false, reason: 'nothing-old' };
@@ -49,12 +52,14 @@ export async function compressHistory(
     .join('\n\n');
   let response: Awaited<ReturnType<ModelCaller['generate']>>;
   try {
+    const instructions = prompts.render('agent.compress');
     response = await caller.generate(
       {
         prompt: toV4Prompt([
-          { role: 'system', content: INSTRUCTIONS },
+          { role: 'system', content: instructions.text },
           { role: 'user', content: [{ type: 'text', text: `Task: ${state.task.input}\n\n${listing}` }] },
         ]),
+        providerOptions: { [AGENCY_OPTIONS_KEY]: { prompts: [instructions.ref] } },
       },
       signal ? { signal } : {},
     );

@@ -1,3 +1,4 @@
+import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../core/errors.ts';
 import type { IdGenerator } from '../core/ids.ts';
@@ -39,6 +40,11 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
   model: ModelInput;
   /** The system prompt: who the agent is and how it works. */
   instructions?: string;
+  /**
+   * The agent's own prompts (`agent.synthesis`, `agent.repair`, `agent.compress`), e.g. resolved from a
+   * `PromptStore` with `resolvePromptSet`. @default the built-in versions
+   */
+  prompts?: PromptSet;
   tools?: readonly Tool[];
   /** Model calls that lead to tool calls before a final answer is forced. @default 10 */
   maxIterations?: number;

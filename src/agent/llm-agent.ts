@@ -1,3 +1,4 @@
+import { builtinPromptSet } from '../prompts/builtin-prompts.ts';
 import { AgencyError } from '../core/errors.ts';
 import { createIdGenerator, type IdGenerator, type IdPrefix } from '../core/ids.ts';
 import type { JsonValue, UserMessage } from '../core/messages.ts';
@@ -192,6 +193,8 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
     return {
       caller,
       compressCaller: options.compressModel ? this.callerFor(options.compressModel) : caller,
+      prompts: options.prompts ?? builtinPromptSet(),
+      promptRefs: execution.promptRefs ?? [],
       registry,
       processors: options.processors ?? [],
       params: callParams(options),

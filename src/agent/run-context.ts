@@ -1,3 +1,4 @@
+import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { JsonValue } from '../core/messages.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import type { ModelCaller } from '../model/call-model.ts';
@@ -13,6 +14,10 @@ import type { AgentEvent } from './types.ts';
 export type RunContext = {
   caller: ModelCaller;
   compressCaller: ModelCaller;
+  /** The agent's own prompts. */
+  prompts: PromptSet;
+  /** The templates the caller built this execution's messages from (`id@version`). */
+  promptRefs: readonly string[];
   registry: ToolRegistry;
   processors: readonly Processor[];
   params: { temperature?: number; topP?: number; topK?: number; maxOutputTokens?: number };

@@ -1,3 +1,4 @@
+import { builtinPromptSet } from '../prompts/builtin-prompts.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
@@ -27,10 +28,11 @@ import { runToolsStage } from './tools-stage.ts';
 import { agentResult } from './result.ts';
 import type { AgentFinishReason, AgentResult } from './types.ts';
 
-/** The instruction appended when the iteration cap is reached, before one last call without tools. */
-export const SYNTHESIS_INSTRUCTION =
-  'You have reached the maximum number of tool-calling steps. Do not call any more tools. Using what you have ' +
-  'gathered so far, give your best final answer now.';
+/**
+ * The instruction appended when the iteration cap is reached, before one last call without tools: the built-in
+ * `agent.synthesis` prompt (an agent given other `prompts` uses its own version).
+ */
+export const SYNTHESIS_INSTRUCTION = builtinPromptSet().render('agent.synthesis').text;
 
 /**
  * Drives a run from its current stage to the end: a final answer, a halt, a suspension, an error or an abort.
@@ -113,7 +115,10 @@ function endIteration(context: RunContext, state: RunState, outcomes: ToolCallOu
   appendToolResults(context, state, outcomes);
   state.iteration++;
   if (state.iteration >= context.maxIterations) {
-    appendMessage(state, { role: 'user', content: [{ type: 'text', text: SYNTHESIS_INSTRUCTION }] });
+    appendMessage(state, {
+      role: 'user',
+      content: [{ type: 'text', text: context.prompts.render('agent.synthesis').text }],
+    });
     state.stage = { at: 'model', synthesis: true };
   } else {
     state.stage = { at: 'pre', processor: 0 };

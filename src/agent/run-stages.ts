@@ -1,3 +1,5 @@
+import { withPromptRefs } from '../model/prompt-refs.ts';
+import { promptRef } from '../prompts/prompt-store.ts';
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgencyError } from '../core/errors.ts';
 import {
@@ -86,7 +88,11 @@ export function needsCompression(context: RunContext, state: RunState): boolean 
 }
 
 export async function compress(context: RunContext, state: RunState): Promise<void> {
-  const outcome = await compressHistory(state, { caller: context.compressCaller, signal: context.signal });
+  const outcome = await compressHistory(state, {
+    caller: context.compressCaller,
+    signal: context.signal,
+    prompts: context.prompts,
+  });
   if (outcome.compressed) {
     const { result, model } = outcome.response;
     state.usage = addUsage(state.usage, usageFromV4(result.usage, model, context.catalog));
@@ -113,6 +119,8 @@ export function modelTurnOptions(
     request.tools = context.registry.definitions() as NonNullable<ModelRequest['tools']>;
     if (synthesis) request.toolChoice = { type: 'none' };
   }
+  const providerOptions = withPromptRefs(request.providerOptions, callPromptRefs(context, state, synthesis));
+  if (providerOptions) request.providerOptions = providerOptions;
   return {
     caller: context.caller,
     request,
@@ -121,6 +129,20 @@ export function modelTurnOptions(
     ...(context.streaming && context.emit ? { onTextDelta: textDelta(context) } : {}),
     onRetry,
   };
+}
+
+/**
+ * The prompt templates a call is built from: the caller's, plus the agent's repair and synthesis prompts once they
+ * are in the history.
+ */
+export function callPromptRefs(context: RunContext, state: RunState, synthesis: boolean): string[] {
+  const refs = [...context.promptRefs];
+  const own = (id: string) => context.prompts.templates.get(id);
+  const repair = own('agent.repair');
+  if (state.repairs && repair) refs.push(promptRef(repair));
+  const synthesisPrompt = own('agent.synthesis');
+  if (synthesis && synthesisPrompt) refs.push(promptRef(synthesisPrompt));
+  return refs;
 }
 
 // Made once per execution: a closure made per step would also allocate a scope for `context` and `state`.
@@ -134,6 +156,7 @@ export function retryRecorder(context: RunContext, state: RunState): (retry: Ret
 
 /** Counts the model call's attempts and usage, reports the step, and hands the response to the `post` stage. */
 export function recordModelTurn(context: RunContext, state: RunState, turn: ModelTurn, synthesis: boolean): void {
+  const prompts = context.emit ? callPromptRefs(context, state, synthesis) : [];
   state.retryInfo.attempts += turn.attempts;
   state.usage = addUsage(state.usage, turn.usage);
   const calls = turn.response.content.filter((part): part is ToolCallPart => part.type === 'tool-call').length;
@@ -143,6 +166,7 @@ export function recordModelTurn(context: RunContext, state: RunState, turn: Mode
     usage: turn.usage,
     toolCalls: calls,
     finishReason: turn.finishReason,
+    ...(prompts.length > 0 ? { prompts } : {}),
   });
   noteThinking(context, state, turn.response);
   state.stage = { at: 'post', processor: 0, response: turn.response, synthesis };

@@ -27,7 +27,7 @@ export function checkStructuredAnswer(
   const message = `The answer does not match the schema (${parsed.issues.join('; ')}); repair turn ${state.repairs} of ${structured.maxRepairs}`;
   state.warnings.push(message);
   context.emit?.({ type: 'warning', message });
-  const instruction = userMessage(repairInstruction(parsed.issues, structured.jsonSchema));
+  const instruction = userMessage(repairInstruction(parsed.issues, structured.jsonSchema, context.prompts));
   state.messages.push(instruction);
   state.historyChars += messageChars(instruction);
   state.stage = synthesis ? { at: 'pre', processor: 0, synthesis: true } : { at: 'pre', processor: 0 };

@@ -1,3 +1,5 @@
+import { builtinPromptSet } from '../prompts/builtin-prompts.ts';
+import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { z } from 'zod';
 import { AgencyError } from '../core/errors.ts';
@@ -134,13 +136,15 @@ export function extractJson(text: string): unknown {
  * The follow-up message of a repair turn: what is wrong, and the schema again, so a model whose provider ignored
  * the response format still learns the shape.
  */
-export function repairInstruction(issues: readonly string[], jsonSchema: JSONSchema7): string {
-  return [
-    'Your answer does not match the required JSON schema:',
-    ...issues.map((issue) => `- ${issue}`),
-    'Reply with the corrected answer: only the JSON value, matching this schema:',
-    JSON.stringify(jsonSchema),
-  ].join('\n');
+export function repairInstruction(
+  issues: readonly string[],
+  jsonSchema: JSONSchema7,
+  prompts: PromptSet = builtinPromptSet(),
+): string {
+  return prompts.render('agent.repair', {
+    issues: issues.map((issue) => `- ${issue}`).join('\n'),
+    schema: JSON.stringify(jsonSchema),
+  }).text;
 }
 
 /** The error of a run whose answer still did not match its schema after every repair turn. */

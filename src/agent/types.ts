@@ -86,6 +86,12 @@ export type ExecuteOptions = Partial<StructuredOutputOptions> & {
   history?: Message[];
   /** Overrides the agent's `maxIterations` for this execution, e.g. to time-box a phase. */
   maxIterations?: number | undefined;
+  /**
+   * The prompt templates (`id@version`) the caller built this execution's messages from. Each model call carries
+   * them, with the agent's own prompts it adds, in `providerOptions.agency.prompts` (providers ignore it; cassettes
+   * record it) and in its `iteration-finish` event.
+   */
+  promptRefs?: readonly string[] | undefined;
   /** Receives every event of the run, as `stream()` would yield them (text deltas only when streaming). */
   onEvent?: (event: AgentEvent) => void;
   /**
@@ -116,7 +122,15 @@ export type AgentEvent =
       error?: { code: ErrorCode; message: string };
       durationMs: number;
     }
-  | { type: 'iteration-finish'; iteration: number; usage: Usage; toolCalls: number; finishReason: string }
+  | {
+      type: 'iteration-finish';
+      iteration: number;
+      usage: Usage;
+      toolCalls: number;
+      finishReason: string;
+      /** The prompt templates the call was built from (`id@version`); absent when none is known. */
+      prompts?: string[];
+    }
   | { type: 'retry'; retry: RetryEvent }
   | { type: 'warning'; message: string }
   | { type: 'suspended'; id: string; payload: JsonValue }

@@ -10,6 +10,8 @@ const USAGE_CODES = new Set([
   'state_corrupt',
   'cassette_not_found',
   'cassette_corrupt',
+  'prompt_not_found',
+  'prompt_invalid',
   'approval_not_found',
   'approval_invalid',
   // From a server (--server): the wrong token or address, an unknown task, a task not in a state for it.

@@ -90,6 +90,14 @@ export const ERROR_CODES = {
   // Memory (additions)
   history_invalid: { retryable: false, summary: 'A seeded history file (task/history.jsonl or .md) is malformed.' },
 
+  // Prompt templates (additions)
+  prompt_not_found: { retryable: false, summary: 'No prompt template has that id, or not that version.' },
+  prompt_invalid: {
+    retryable: false,
+    summary: 'A prompt template, or a file or row a prompt store reads back, is malformed.',
+  },
+  prompt_variable_missing: { retryable: false, summary: 'A prompt was rendered without a variable its text uses.' },
+
   // Built-in tools (additions)
   content_not_text: { retryable: false, summary: 'A file or response is binary where the tool returns text only.' },
   limit_exceeded: { retryable: false, summary: "A built-in tool's size or count limit was exceeded." },

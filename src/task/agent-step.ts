@@ -25,6 +25,8 @@ export type AgentStepOptions = Omit<StepGate, 'step' | 'beforeModelCall'> & {
   context?: Message[];
   /** Caps this step's tool iterations (a time box); the model is then asked for its answer. */
   maxIterations?: number;
+  /** The prompt templates (`id@version`) the ask and context were rendered from; journaled with each model call. */
+  promptRefs?: readonly string[];
 } & Partial<StructuredOutputOptions>;
 
 /** The run-wide pieces an agent step uses. */
@@ -36,6 +38,8 @@ export type AgentStepHost = {
   /** The rates the next call's cost is estimated at before it is made: the dearest model of the chain. */
   price?: ModelPrice | undefined;
   maxOutputTokens: number;
+  /** The templates every step's context comes from (the persona's); each step adds its own. */
+  promptRefs: readonly string[];
 };
 
 /**
@@ -88,6 +92,7 @@ export async function runAgentStep(
     signal,
     ...structuredOptionsOf(options),
     maxIterations: options.maxIterations,
+    promptRefs: [...host.promptRefs, ...(options.promptRefs ?? [])],
     onEvent: (event: AgentEvent) => onAgentEvent(session, stepId, options.phase, event, stop),
     onCheckpoint: async (checkpoint: unknown) => {
       staged = checkpoint;
@@ -178,6 +183,7 @@ function onAgentEvent(
       data: {
         tool_calls: event.toolCalls,
         finish_reason: event.finishReason,
+        ...(event.prompts ? { prompts: event.prompts } : {}),
         elapsed_ms: Math.round(session.budgets.elapsedMs()),
       },
     });

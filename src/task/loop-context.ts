@@ -1,4 +1,5 @@
 import type { JsonValue, Message } from '../core/messages.ts';
+import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { AgentStepOptions } from './agent-step.ts';
@@ -8,7 +9,7 @@ import type { VerifyReport } from './contracts/verify-report.ts';
 import { type ActionResult, runGovernedTool } from './governed-tool.ts';
 import type { TaskPaths } from './layout.ts';
 import type { AgentStepOutput, PhaseContext } from './loop.ts';
-import { type ActOutcome, actPhase, planWithTools, readEditedPlan } from './phases/act.ts';
+import { type ActOptions, type ActOutcome, actPhase, planWithTools, readEditedPlan } from './phases/act.ts';
 import { approvePlan } from './phases/approve.ts';
 import { gatherPhase } from './phases/gather.ts';
 import { planPhase, type SignedPlan, writePlan } from './phases/plan.ts';
@@ -26,7 +27,7 @@ export type LoopPhases = {
   /** Asks for the plan's approval when the run's policy requires it, and waits; a denial or expiry ends the run. */
   approve(signed: SignedPlan): Promise<void>;
   /** Carries out the approved plan with the plan's tools only. */
-  act(options: { signed: SignedPlan; feedback?: string; continueFrom?: Message[] }): Promise<ActOutcome>;
+  act(options: ActOptions): Promise<ActOutcome>;
   /** Checks every acceptance criterion and writes `verify/NNNN-report.json`. */
   verify(options: { signed: SignedPlan; attempt: number }): Promise<VerifyReport>;
   /**
@@ -54,6 +55,11 @@ export type LoopContext = {
   readonly tools: ToolRegistry;
   /** The run's one policy: the operator's rules and the spec's approval rules. */
   readonly policy: Policy;
+  /**
+   * The run's prompt templates, resolved when it was opened (agency's built-in ones, or the operator's versions):
+   * render a loop's own messages with them, and pass each rendered `ref` as an agent step's `promptRefs`.
+   */
+  readonly prompts: PromptSet;
   /** Aborted when the run is stopped or cancelled; steps end at their next boundary on their own. */
   readonly signal: AbortSignal;
   /** Journals a note. */
@@ -84,6 +90,7 @@ export function loopContextOf(phase: PhaseContext): LoopContext {
     paths: phase.paths,
     tools: phase.tools,
     policy: phase.policy,
+    prompts: phase.prompts,
     signal: session.signal,
     emit: (event) => {
       session.emit({ type: event.type, message: event.message, ...(event.data ? { data: event.data } : {}) });

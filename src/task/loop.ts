@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import type { AgentResult } from '../agent/types.ts';
 import type { JsonValue, Message } from '../core/messages.ts';
+import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentStepHost, type AgentStepOptions, runAgentStep } from './agent-step.ts';
@@ -54,6 +55,8 @@ export type PhaseContext = {
   ): Promise<AgentStepOutput>;
   contextFor(phase: string): Promise<Message[]>;
   takeReplanRequest(): ReplanRequest | undefined;
+  /** The prompt versions of the run, resolved when it was opened. */
+  readonly prompts: PromptSet;
 };
 
 /** What {@link createPhaseContext} needs from the runner. */
@@ -64,6 +67,7 @@ export type LoopHost = AgentStepHost & {
   policy: Policy;
   contextFor(phase: string): Promise<Message[]>;
   takeReplanRequest(): ReplanRequest | undefined;
+  prompts: PromptSet;
   /** Pauses the run after this many more steps complete (for `stepOnce`); undefined runs to the end. */
   stepLimit?: number | undefined;
   onStepDone?(id: string): void;
@@ -132,6 +136,7 @@ export function createPhaseContext(host: LoopHost): PhaseContext {
     brief: host.brief,
     tools: host.tools,
     policy: host.policy,
+    prompts: host.prompts,
     step,
     agentStep: (name, options) =>
       step(name, 'agent', async (id): Promise<AgentStepOutput> => {

@@ -4,6 +4,9 @@ import { AgencyError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { Redactor } from '../core/redact.ts';
 import { historyPolicyFromSpec, renderHistory } from '../memory/history-policy.ts';
+import { builtinPromptSet } from '../prompts/builtin-prompts.ts';
+import type { PromptSet } from '../prompts/prompt-set.ts';
+import { personaOf } from './run-prompts.ts';
 import { loadTaskHistory } from './task-history.ts';
 import type { MemoryManager } from '../memory/memory-manager.ts';
 import { toMessage } from '../memory/message-schema.ts';
@@ -28,6 +31,7 @@ export function buildPhaseContext(
   session: Session,
   entry: { brief: string; memory: MemoryManager | undefined },
   options: RunnerOptions,
+  prompts: PromptSet,
   stepLimit: number | undefined,
   onStepDone: (id: string) => void,
 ) {
@@ -61,12 +65,14 @@ export function buildPhaseContext(
     // A rate limit's retry-after is waited for only while the run's wall-clock budget lasts.
     modelPolicy: { timeLeftMs: () => session.budgets.remaining().wall_clock_ms ?? undefined },
     catalog: options.catalog,
+    prompts,
   });
+  const persona = personaOf(prompts, options);
   const phasePrompts = createPhasePrompts({
     paths: session.paths,
     files: session.files,
     brief: entry.brief,
-    persona: options.persona ?? DEFAULT_PERSONA,
+    persona: persona.text,
     history,
     memory,
   });
@@ -84,6 +90,8 @@ export function buildPhaseContext(
     tools,
     policy,
     contextFor: phasePrompts,
+    prompts,
+    promptRefs: persona.refs,
     takeReplanRequest: () => {
       const taken = replan;
       replan = undefined;
@@ -189,8 +197,8 @@ function requestReplanTool(onRequest: (request: ReplanRequest) => void): Tool {
   });
 }
 
-/** The default system prompt of governed runs. It never changes between steps, so providers can cache it. */
-export const DEFAULT_PERSONA =
-  'You are a careful, governed agent working on a task in a folder. Inputs are under task/ (read-only); your ' +
-  'working area is progress/, and files you produce go under progress/artifacts/. Each request tells you the ' +
-  'current phase and what it allows. Use tools for facts; never invent file contents or results. Be concise.';
+/**
+ * The default system prompt of governed runs: the built-in `runner.persona` prompt. It never changes between steps,
+ * so providers can cache it.
+ */
+export const DEFAULT_PERSONA = builtinPromptSet().render('runner.persona').text;

@@ -4,6 +4,8 @@ import type { Processor } from '../agent/processors.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
+import type { PromptPins } from '../prompts/prompt-set.ts';
+import type { PromptStore } from '../prompts/prompt-store.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import type { ApprovalBroker } from './approvals/broker.ts';
@@ -51,8 +53,24 @@ export type RunnerOptions = {
   approvals?: 'file' | 'auto' | ((progressDir: string) => ApprovalBroker);
   /** Loops a spec can name, besides the two built in. */
   loops?: readonly Loop[];
-  /** The system prompt of every model call. */
+  /**
+   * The system prompt of every model call, as plain text; it replaces the `runner.persona` prompt (and is journaled
+   * without a prompt version). @default the `runner.persona` prompt
+   */
   persona?: string;
+  /**
+   * Prompt templates laid over agency's built-in ones (`runner.*`, `agent.*`): an id this store holds is served from
+   * it alone, at its latest version unless `promptVersions` pins one. Every model call journals the versions it
+   * used. @default the built-in prompts only
+   * @example
+   * createRunner({ model, prompts: createFilePromptStore({ dir: './prompts' }) })
+   */
+  prompts?: PromptStore;
+  /**
+   * The version of a prompt to use instead of the latest, by id, e.g. to keep replaying a cassette recorded with
+   * it. @example { 'runner.plan': 1 }
+   */
+  promptVersions?: PromptPins;
   /** Output tokens per model call. @default 2048 */
   maxOutputTokens?: number;
   catalog?: ModelCatalog;

@@ -9,6 +9,7 @@ import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
 import { buildPhaseContext } from './run-context.ts';
+import { runPrompts } from './run-prompts.ts';
 import { type Live, type RunnerCore, startRun, type TaskHandle, taskIdOf, type TaskRef } from './run-core.ts';
 import { type ResumeOptions, resumeRun } from './run-resume.ts';
 import { isRunStop } from './run-stop.ts';
@@ -136,13 +137,15 @@ async function executeRun(core: RunnerCore, task: TaskRef, stepLimit?: number): 
     );
   const { session } = entry;
   let lastStep = '';
-  const context = buildPhaseContext(session, entry, core.options, stepLimit, (id) => {
-    lastStep = id;
-  });
   const wallTimer = wallClockTimer(session);
   const stopWatch = watchStopFile(session);
   let result: DoTaskResult;
   try {
+    // A pinned version that does not exist ends the run here, journaled, before any model call.
+    const prompts = await runPrompts(session, core.options);
+    const context = buildPhaseContext(session, entry, core.options, prompts, stepLimit, (id) => {
+      lastStep = id;
+    });
     const outcome = await entry.loop.run(loopContextOf(context));
     result = await finalizeRun(session, entry.loop, { ...outcome, memory: entry.memory });
   } catch (error) {

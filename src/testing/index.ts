@@ -11,3 +11,4 @@ export {
   type ScriptReply,
   type ScriptStep,
 } from './scripted-model.ts';
+export { type ContractCase, promptStoreContract } from './prompt-store-contract.ts';

@@ -612,6 +612,7 @@ describe('other loops', () => {
       'paths',
       'phases',
       'policy',
+      'prompts',
       'runTool',
       'signal',
       'spec',

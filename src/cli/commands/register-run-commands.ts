@@ -83,6 +83,15 @@ function addRunOptions(command: Command): Command {
       '--record <cassette>',
       'record every model call to a cassette, to replay later with --model replay:<cassette>',
     )
+    .option(
+      '--prompts <dir>',
+      "a folder of prompt versions (<id>/<version>.md) over agency's built-in prompts: each id's latest is used",
+    )
+    .option(
+      '--prompt <id@version>',
+      'use this version of a prompt instead of its latest, e.g. runner.plan@1 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, promptPin(value)],
+    )
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .addOption(
@@ -101,6 +110,14 @@ function addRunOptions(command: Command): Command {
       'a host, *.domain, CIDR or host:port the network tools may reach without approval (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
     );
+}
+
+// Checked as it is read, as commander checks any bad value; the pins are parsed again where they are used.
+function promptPin(value: string): string {
+  if (!/^[a-z0-9]+(?:[._-][a-z0-9]+)*@[1-9][0-9]*$/.test(value)) {
+    throw new InvalidArgumentError('write it as <id>@<version>, e.g. runner.plan@1');
+  }
+  return value;
 }
 
 /** Registers `agency run` and `agency resume`. */

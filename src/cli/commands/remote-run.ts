@@ -22,6 +22,8 @@ const LOCAL_ONLY = {
   sandbox: OPERATORS,
   allowHost: OPERATORS,
   record: 'a cassette records model calls where the run is; with --server, that is the server',
+  prompts: 'prompt versions are read where the run is; with --server, that is the server',
+  prompt: 'prompt versions are read where the run is; with --server, that is the server',
 };
 
 /**

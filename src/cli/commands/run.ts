@@ -12,6 +12,7 @@ import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
 import { createRunner, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
+import { type PromptFlags, promptOptions } from '../prompt-flags.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
 import { runStopNotice, stopOnSignals } from '../signals.ts';
 import { type OperatorFlags, readOperatorSettings } from '../operator-config.ts';
@@ -33,7 +34,8 @@ export type RunCommandOptions = {
   record?: string;
   /** A model object to use instead of `model` (for programs that embed the CLI, such as the demo). */
   modelObject?: LanguageModelV4;
-} & OperatorFlags;
+} & OperatorFlags &
+  PromptFlags;
 
 // On resume, the run keeps the model it was started with unless --model overrides it. The journal's run.started
 // frame holds the spec the run started with, so a spec.json lost or damaged since (which resume rewrites from the
@@ -111,6 +113,7 @@ export async function runCommand(
     warnings: operatorWarnings(settings),
     ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...promptOptions(options),
   });
   const view = createProgressView(
     out,

@@ -2,6 +2,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { canonicalDigest } from '../../core/canonical-json.ts';
 import { encodeJson } from '../../core/json-codec.ts';
+import { withoutPromptRefs } from '../prompt-refs.ts';
 
 /** The format name written in every cassette header. */
 export const CASSETTE_FORMAT = 'agency.cassette.v1';
@@ -23,6 +24,8 @@ export const cassetteCallSchema = z
     mode: z.enum(['generate', 'stream']),
     digest: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 hex digest'),
     request: z.record(z.string(), z.unknown()),
+    /** The prompt templates (`id@version`) the call was built from, when it named them; not part of the digest. */
+    prompts: z.array(z.string().max(200)).max(100).optional(),
     response: z.unknown().optional(),
     stream: z.array(z.unknown()).optional(),
     error: z.unknown().optional(),
@@ -41,11 +44,14 @@ const TRANSPORT_KEYS = new Set(['abortSignal', 'headers', 'includeRawChunks']);
 
 /**
  * The request as recorded: the call options without transport details (abort signal, headers, raw-chunk flag),
- * with bytes, URLs and dates in their JSON-codec form and `undefined` fields dropped.
+ * with bytes, URLs and dates in their JSON-codec form and `undefined` fields dropped. The prompt templates a call
+ * names (`providerOptions.agency`) are left out too: they are recorded beside the request (see `promptRefsOf`), so a
+ * cassette recorded before they were named still matches.
  */
 export function normalizeRequest(options: LanguageModelV4CallOptions): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
+  for (const [key, raw] of Object.entries(options)) {
+    const value = key === 'providerOptions' ? withoutPromptRefs(raw) : raw;
     if (!TRANSPORT_KEYS.has(key) && value !== undefined) kept[key] = value;
   }
   return JSON.parse(JSON.stringify(encodeJson(kept))) as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { promptRefsOf } from '../prompt-refs.ts';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -63,7 +64,8 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
 
   const begin = (options: LanguageModelV4CallOptions, mode: CassetteCall['mode']) => {
     const request = redactor.redact(normalizeRequest(options));
-    return { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request };
+    const prompts = promptRefsOf(options.providerOptions);
+    return { type: 'call' as const, index: nextIndex++, mode, digest: requestDigest(request), request, prompts };
   };
 
   const recording: LanguageModelV4 = {

@@ -22,6 +22,7 @@ import {
   requestDigest,
 } from './cassette-format.ts';
 import { readCassette } from './read-cassette.ts';
+import { promptRefsOf } from '../prompt-refs.ts';
 
 /** Options for {@link replayModel}. */
 export type ReplayModelOptions = {
@@ -77,7 +78,10 @@ export function replayModel(path: string, options: ReplayModelOptions = {}): Rep
           // In order, the next recorded call is the one to compare with; in a fresh process (perhaps a resumed
           // run) it is the recorded call most like this request.
           const nearest = index > 0 ? entry : closestCall(calls, request);
-          if (nearest) checkMatch(file, nearest.call, nearest.line, request, index > 0 ? undefined : index);
+          if (nearest) {
+            checkPrompts(file, nearest.call, nearest.line, promptRefsOf(callOptions.providerOptions));
+            checkMatch(file, nearest.call, nearest.line, request, index > 0 ? undefined : index);
+          }
           throw exhausted(file, index, calls.length);
         }
         served = anywhere;
@@ -128,6 +132,28 @@ function exhausted(file: string, index: number, recorded: number): AgencyError {
     `Cassette ${file} recorded ${recorded} call(s), but call #${index} was made. ` +
       'The run made more model calls than the recording; re-record the cassette.',
     { details: { file, index, recorded } },
+  );
+}
+
+/**
+ * A call that does not match because a prompt template changed version: says which, and the two ways out (pin the
+ * recorded version, or record again). Calls recorded without prompt names fall through to the field comparison.
+ */
+function checkPrompts(file: string, call: CassetteCall, line: number, live: string[] | undefined): void {
+  if (!call.prompts || !live) return;
+  const versionOf = (refs: string[]) => new Map(refs.map((ref) => [ref.slice(0, ref.lastIndexOf('@')), ref]));
+  const recorded = versionOf(call.prompts);
+  const changed = [...versionOf(live)].filter(([id, ref]) => recorded.has(id) && recorded.get(id) !== ref);
+  if (changed.length === 0) return;
+  const was = changed.map(([id]) => recorded.get(id) as string);
+  const now = changed.map(([, ref]) => ref);
+  const pins = was.map((ref) => `--prompt ${ref}`).join(' ');
+  throw new AgencyError(
+    'cassette_mismatch',
+    `Cassette ${file} line ${line}: call #${call.index} was recorded with prompt ${was.join(', ')}, this run uses ` +
+      `${now.join(', ')}. Pin the recorded version (agency run … ${pins}, or the runner's promptVersions option), ` +
+      'or re-record the cassette with this version (agency run … --record <cassette>).',
+    { details: { file, line, index: call.index, field: 'prompts', recorded: was, used: now } },
   );
 }
 

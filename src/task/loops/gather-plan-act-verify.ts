@@ -19,19 +19,21 @@ export const gatherPlanActVerify: Loop = {
     await phases.approve(signed);
     let feedback: string | undefined;
     let continueFrom: Message[] = [];
+    // The templates feedback and continueFrom were rendered from, journaled with Act's calls.
+    let promptRefs: string[] = [];
     let replans = 0;
     for (let attempt = 1; ;) {
-      const act = await phases.act({ signed, ...(feedback ? { feedback } : {}), continueFrom });
+      const act = await phases.act({ signed, ...(feedback ? { feedback } : {}), continueFrom, promptRefs });
       if ((act.replan || act.edited) && replans < MAX_REPLANS) {
         replans++;
         signed = await phases.replan(signed, act);
         await phases.approve(signed);
-        continueFrom = [
-          ...act.messages,
-          note(
-            `The plan is now v${signed.version}; allowed tools: ${signed.plan.allowed_tools.join(', ')}. Continue the work.`,
-          ),
-        ];
+        const replanned = context.prompts.render('runner.replanned', {
+          version: signed.version,
+          tools: signed.plan.allowed_tools.join(', '),
+        });
+        continueFrom = [...act.messages, note(replanned.text)];
+        promptRefs = [replanned.ref];
         feedback = undefined;
         continue;
       }
@@ -41,8 +43,14 @@ export const gatherPlanActVerify: Loop = {
         return { reason: 'verify.failed', output: act.output, verified: false };
       attempt++;
       const failed = report.criteria.filter((criterion) => !criterion.passed);
-      feedback = `Verification failed for:\n${failed.map((criterion) => `- ${criterion.id}: ${criterion.criterion} (${criterion.evidence})`).join('\n')}\nFix these, then summarise again.`;
+      const refine = context.prompts.render('runner.refine', {
+        failures: failed
+          .map((criterion) => `- ${criterion.id}: ${criterion.criterion} (${criterion.evidence})`)
+          .join('\n'),
+      });
+      feedback = refine.text;
       continueFrom = act.messages;
+      promptRefs = [refine.ref];
     }
   },
 };

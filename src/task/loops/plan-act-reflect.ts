@@ -28,12 +28,15 @@ export type Reflector = {
 export const modelPlanner: Planner = {
   async plan(state, context) {
     const tools = context.tools.names().filter((name) => name !== 'request_replan');
+    const ask = context.prompts.render('runner.propose', {
+      goal: state.goal,
+      history: JSON.stringify(state.history),
+      tools: JSON.stringify(tools),
+    });
     const asked = await context.agentStep('propose', {
       phase: 'plan',
-      input:
-        `Goal: ${state.goal}\nActions so far:\n${JSON.stringify(state.history)}\n` +
-        `Propose the next action as one JSON object: {"type":"tool","toolId":one of ${JSON.stringify(tools)},"input":{…},"reason":"…"}, ` +
-        'or {"type":"finish","message":"the final answer"}. Do not call tools yourself.',
+      input: ask.text,
+      promptRefs: [ask.ref],
       planSig: null,
       allow: () => 'The planner proposes actions; it does not run tools.',
     });

@@ -1,4 +1,5 @@
 import { AgencyError } from '../../core/errors.ts';
+import type { RenderedPrompt } from '../../prompts/prompt-store.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, planSchema, signPlan } from '../contracts/plan.ts';
 import { type PhaseContext, type ReplanRequest, relativeToRoot } from '../loop.ts';
@@ -15,15 +16,20 @@ export type ActOutcome = {
   edited?: boolean;
 };
 
-/** The instruction for Act. */
-export function actAsk(plan: Plan): string {
-  return [
-    'Phase: ACT. Carry out the approved plan below with the tools. Only the tools in allowed_tools will run; if the',
-    'work needs another tool, call request_replan with the tools to add and why. When every step is done, answer',
-    'with a short summary of what you produced and where (paths under progress/).',
-    '',
-    JSON.stringify(plan, null, 2),
-  ].join('\n');
+/** What Act is given. */
+export type ActOptions = {
+  signed: SignedPlan;
+  /** What to fix first (e.g. the `runner.refine` prompt after a failed Verify), placed before the ask. */
+  feedback?: string;
+  /** The conversation to continue, placed after the context. */
+  continueFrom?: Message[];
+  /** The templates `feedback` and `continueFrom` were rendered from (`id@version`), journaled with the calls. */
+  promptRefs?: readonly string[];
+};
+
+/** The instruction for Act: the `runner.act` prompt with the plan, after any feedback. */
+export function actAsk(context: PhaseContext, plan: Plan, feedback = ''): RenderedPrompt {
+  return context.prompts.render('runner.act', { feedback, plan: JSON.stringify(plan, null, 2) });
 }
 
 /**
@@ -33,7 +39,7 @@ export function actAsk(plan: Plan): string {
  */
 export async function actPhase(
   context: PhaseContext,
-  { signed, feedback, continueFrom = [] }: { signed: SignedPlan; feedback?: string; continueFrom?: Message[] },
+  { signed, feedback, continueFrom = [], promptRefs = [] }: ActOptions,
 ): Promise<ActOutcome> {
   const { paths, session } = context;
   let edited = false;
@@ -56,9 +62,11 @@ export async function actPhase(
     }
     return `The plan was edited after it was approved (signature ${signed.signature.slice(0, 12)}… no longer matches). No tool runs until the new plan is approved.`;
   };
+  const ask = actAsk(context, signed.plan, feedback);
   const act = await context.agentStep('act', {
     phase: 'act',
-    input: feedback ? `${feedback}\n\n${actAsk(signed.plan)}` : actAsk(signed.plan),
+    input: ask.text,
+    promptRefs: [ask.ref, ...promptRefs],
     context: [...(await context.contextFor('act')), ...continueFrom],
     planSig: signed.signature,
     allow: (tool) =>

@@ -14,12 +14,6 @@ export function isGatherTool(tool: Tool): boolean {
   return tool.effects === 'read' || (tool.effects === 'network' && tool.idempotent);
 }
 
-/** The instruction for Gather. */
-export const GATHER_ASK =
-  'Phase: GATHER. Explore the task inputs with read-only tools: read the files under task/, and fetch the links ' +
-  'the task lists if it lists any. Do not change anything. Then answer with your findings as Markdown: the facts ' +
-  'that matter for the goal, each with its source (a file path or URL). Do not plan or do the work yet.';
-
 /**
  * Gather: explores the inputs with read-only tools, time-boxed to a share of the iterations, and writes
  * `findings.md`, `sources.jsonl` and a line in `notes.md`.
@@ -28,9 +22,11 @@ export async function gatherPhase(
   context: PhaseContext,
   { maxIterations = 6 } = {},
 ): Promise<{ findings: string; sources: number }> {
+  const ask = context.prompts.render('runner.gather');
   const gathered = await context.agentStep('gather', {
     phase: 'gather',
-    input: GATHER_ASK,
+    input: ask.text,
+    promptRefs: [ask.ref],
     context: await context.contextFor('gather'),
     planSig: null,
     maxIterations,

@@ -1,5 +1,6 @@
 import { extractJson, parseStructuredAnswer } from '../../agent/structured-output.ts';
 import { AgencyError } from '../../core/errors.ts';
+import type { RenderedPrompt } from '../../prompts/prompt-store.ts';
 import type { Message } from '../../core/messages.ts';
 import { type Plan, PLAN_VERSION, planSchema, signPlan } from '../contracts/plan.ts';
 import { type PhaseContext, relativeToRoot } from '../loop.ts';
@@ -23,22 +24,17 @@ export type SignedPlan = {
   approval?: PlanApproval | null;
 };
 
-/** The instruction for Plan, listing the tools the plan may allow. The plan's shape comes with the response format. */
-export function planAsk(context: PhaseContext): string {
+/**
+ * The instruction for Plan (the `runner.plan` prompt), listing the tools the plan may allow. The plan's shape comes
+ * with the response format.
+ */
+export function planAsk(context: PhaseContext): RenderedPrompt {
   const tools = context.tools
     .list()
     .filter((tool) => tool.name !== 'request_replan')
     .map((tool) => `- ${tool.name} (${tool.effects}): ${tool.description}`)
     .join('\n');
-  return [
-    'Phase: PLAN. Write the plan for doing the task: its goal, its steps (each naming the tools it uses), the tools',
-    'the work needs ("allowed_tools": only these will be allowed when acting) and its acceptance criteria. Your',
-    'answer is read as JSON against the plan schema of the response format.',
-    'A criterion may carry a deterministic check that Verify runs: file_exists or contains (a text) for a file,',
-    'json_validate (a file against a JSON Schema), or test_runner. Paths are relative to progress/.',
-    'Available tools:',
-    tools,
-  ].join('\n');
+  return context.prompts.render('runner.plan', { tools });
 }
 
 /**
@@ -77,9 +73,11 @@ export function planAnswerSchema(context: PhaseContext) {
  * `plan.proposed`.
  */
 export async function planPhase(context: PhaseContext): Promise<SignedPlan> {
+  const ask = planAsk(context);
   const answer = await context.agentStep('plan', {
     phase: 'plan',
-    input: planAsk(context),
+    input: ask.text,
+    promptRefs: [ask.ref],
     context: await context.contextFor('plan'),
     schema: planAnswerSchema(context),
     schemaName: 'plan',

@@ -1,3 +1,4 @@
+import type { RenderedPrompt } from '../../prompts/prompt-store.ts';
 import { z } from 'zod';
 import { parseStructuredAnswer } from '../../agent/structured-output.ts';
 import type { AcceptanceCheck, Plan } from '../contracts/plan.ts';
@@ -29,14 +30,17 @@ export async function verifyPhase(
       return results;
     });
     const { deliverables, refused } = await runDeliverables(session);
+    const ask = verifyAsk(
+      context,
+      signed,
+      checks,
+      deliverables.map((file) => file.path),
+      refused,
+    );
     const judged = await context.agentStep(`verify-${attempt}`, {
       phase: 'verify',
-      input: verifyAsk(
-        signed,
-        checks,
-        deliverables.map((file) => file.path),
-        refused,
-      ),
+      input: ask.text,
+      promptRefs: [ask.ref],
       context: await context.contextFor('verify'),
       schema: verifyAnswerSchema(signed.plan),
       schemaName: 'judgement',
@@ -99,26 +103,21 @@ export function verifyReportText(report: unknown): string {
 }
 
 function verifyAsk(
+  context: PhaseContext,
   signed: SignedPlan,
   checks: Record<string, CheckResult>,
   deliverables: string[],
   refused: string[],
-): string {
+): RenderedPrompt {
   const criteria = signed.plan.acceptance.map((criterion) => {
     const check = checks[criterion.id];
     return `- ${criterion.id}: ${criterion.criterion}${check ? ` [deterministic check ${check.passed ? 'passed' : 'FAILED'}: ${check.evidence}]` : ''}`;
   });
-  return [
-    'Phase: VERIFY. Judge whether the work meets each acceptance criterion. Read the deliverables with the read-only',
-    'tools. Your answer is read as JSON against the judgement schema of the response format: for every criterion,',
-    'its id, whether it passed, and the evidence.',
-    '',
-    'Criteria:',
-    ...criteria,
-    '',
-    `Deliverables: ${deliverables.length > 0 ? deliverables.join(', ') : '(none under progress/artifacts/)'}`,
-    ...(refused.length > 0 ? ['', 'Not delivered:', ...refused.map((line) => `- ${line}`)] : []),
-  ].join('\n');
+  return context.prompts.render('runner.verify', {
+    criteria: criteria.join('\n'),
+    deliverables: deliverables.length > 0 ? deliverables.join(', ') : '(none under progress/artifacts/)',
+    refused: refused.map((line) => `- ${line}`).join('\n'),
+  });
 }
 
 /**
