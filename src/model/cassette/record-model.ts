@@ -44,23 +44,7 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
   const file = resolve(path);
   const redactor = options.redactor ?? defaultRedactor;
   let nextIndex = options.append ? countCalls(file) : 0;
-  let started = Boolean(options.append) && existsSync(file);
-
-  const write = (call: CassetteCall) => {
-    if (!started) {
-      mkdirSync(dirname(file), { recursive: true });
-      const header: CassetteHeader = {
-        type: 'header',
-        format: CASSETTE_FORMAT,
-        provider: model.provider,
-        modelId: model.modelId,
-        createdAt: new Date((options.now ?? Date.now)()).toISOString(),
-      };
-      writeFileSync(file, `${JSON.stringify(header)}\n`);
-      started = true;
-    }
-    appendFileSync(file, `${JSON.stringify(redactor.redact(call))}\n`);
-  };
+  const write = cassetteWriter(file, model, options, redactor);
 
   const begin = (options: LanguageModelV4CallOptions, mode: CassetteCall['mode']) => {
     const request = redactor.redact(normalizeRequest(options));
@@ -123,6 +107,31 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
   const endpoint = modelEndpoint(model);
   if (endpoint) setModelEndpoint(recording, endpoint);
   return recording;
+}
+
+// Appends calls to the cassette at `file`, writing its header first unless the cassette is being appended to.
+function cassetteWriter(
+  file: string,
+  model: LanguageModelV4,
+  options: RecordModelOptions,
+  redactor: Redactor,
+): (call: CassetteCall) => void {
+  let started = Boolean(options.append) && existsSync(file);
+  return (call) => {
+    if (!started) {
+      mkdirSync(dirname(file), { recursive: true });
+      const header: CassetteHeader = {
+        type: 'header',
+        format: CASSETTE_FORMAT,
+        provider: model.provider,
+        modelId: model.modelId,
+        createdAt: new Date((options.now ?? Date.now)()).toISOString(),
+      };
+      writeFileSync(file, `${JSON.stringify(header)}\n`);
+      started = true;
+    }
+    appendFileSync(file, `${JSON.stringify(redactor.redact(call))}\n`);
+  };
 }
 
 type DeltaPart = Extract<LanguageModelV4StreamPart, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
