@@ -11,3 +11,11 @@ export {
   type ScriptReply,
   type ScriptStep,
 } from './scripted-model.ts';
+export {
+  type ContractCase,
+  type ContractContext,
+  type ContractStore,
+  type MakeContractStore,
+  memoryStoreContract,
+} from './memory-store-contract.ts';
+export { HOSTILE_TEXTS } from './memory-contract/hostile-cases.ts';
