@@ -10,7 +10,7 @@ import { readJournal } from '../../task/journal/read-journal.ts';
 import { type Budgets, readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
 import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
-import { createRunner, type TaskHandle } from '../../task/runner.ts';
+import { createRunner, type RunnerOptions, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
 import { runStopNotice, stopOnSignals } from '../signals.ts';
@@ -104,6 +104,26 @@ export async function runCommand(
   const modelSpec = await modelSpecFor(paths, options, mode);
   let model = options.modelObject ?? resolveModelOrReplay(modelSpec);
   if (options.record) model = recordModel(model, options.record);
+  const memory = settings.operator.memory;
+  const opened = memory === undefined ? undefined : (await import('../open-memory-store.ts')).openRunMemory(memory);
+  try {
+    return await runWith(root, { options, mode, out, settings, modelSpec, model, memory: opened?.memory });
+  } finally {
+    opened?.close();
+  }
+}
+
+type RunInputs = {
+  options: RunCommandOptions;
+  mode: 'start' | 'resume';
+  out: Output;
+  settings: RunSettings;
+  modelSpec: string;
+  model: LanguageModelV4;
+  memory: RunnerOptions['memory'];
+};
+
+async function runWith(root: string, { options, mode, out, settings, modelSpec, model, memory }: RunInputs) {
   const runner = createRunner({
     model,
     tools: (taskPaths) => cliTaskTools(taskPaths, settings),
@@ -111,6 +131,7 @@ export async function runCommand(
     warnings: operatorWarnings(settings),
     ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(memory ? { memory } : {}),
   });
   const view = createProgressView(
     out,
