@@ -12,6 +12,7 @@ const USAGE_CODES = new Set([
   'cassette_corrupt',
   'approval_not_found',
   'approval_invalid',
+  'memory_store_invalid',
   // From a server (--server): the wrong token or address, an unknown task, a task not in a state for it.
   'unauthorized',
   'forbidden',

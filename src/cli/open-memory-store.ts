@@ -1,17 +1,17 @@
 import { createMemoryManager } from '../memory/memory-manager.ts';
-import type { MemoryStore } from '../memory/memory-store.ts';
+import type { MemoryScope, MemoryStore } from '../memory/memory-store.ts';
 import { openSqliteMemoryStore } from '../memory/stores/sqlite/sqlite-memory-store.ts';
 import type { MemoryContext } from '../task/runner-options.ts';
 import type { MemoryStoreUrl } from './memory-store-url.ts';
 import type { OperatorMemory } from './operator-config.ts';
 
 /** A store opened for a command, and how to close it. */
-export type OpenedMemoryStore = { store: MemoryStore; close(): void };
+export type OpenedMemoryStore = { store: MemoryStore; scopes(): MemoryScope[]; close(): void };
 
 /** Opens the store a {@link MemoryStoreUrl} names. */
 export function openMemoryStoreUrl(url: MemoryStoreUrl): OpenedMemoryStore {
   const store = openSqliteMemoryStore({ path: url.path });
-  return { store, close: () => store.close() };
+  return { store, scopes: () => store.scopes(), close: () => store.close() };
 }
 
 /** Opens the operator's store for a run: the runner's memory factory, and how to close the store after. */

@@ -3,8 +3,14 @@ import { AgencyError, errorMessage } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { estimateTokens } from '../../../core/tokens.ts';
 import { embeddedText, embeddingSettings, embedTexts, type MemoryEmbedding, vectorBytes } from '../../embedding.ts';
-import type { MemoryStore, StoredMemoryEntry } from '../../memory-store.ts';
-import { formatScope } from '../../memory-store.ts';
+import { compareText } from '../../entry-text.ts';
+import {
+  formatScope,
+  type MemoryScope,
+  type MemoryStore,
+  parseScope,
+  type StoredMemoryEntry,
+} from '../../memory-store.ts';
 import {
   checkEntry,
   checkScope,
@@ -39,6 +45,8 @@ export type SqliteMemoryStoreOptions = {
 /** A {@link MemoryStore} in a SQLite file. */
 export type SqliteMemoryStore = MemoryStore & {
   readonly path: string;
+  /** Every scope that holds an entry (expired ones included), sorted: for operators listing a store. */
+  scopes(): MemoryScope[];
   /** Closes the file; later calls fail. Safe to call twice. */
   close(): void;
 };
@@ -78,6 +86,10 @@ export function openSqliteMemoryStore(options: SqliteMemoryStoreOptions): Sqlite
       checkScope(scope);
       if (typeof id !== 'string') throw new AgencyError('invalid_argument', 'Memory entry id must be a string');
       return write.delete(formatScope(scope), id);
+    },
+    scopes() {
+      const rows = db.prepare('SELECT DISTINCT scope FROM memory_entries').all() as Array<{ scope: string }>;
+      return rows.map((row) => JSON.parse(row.scope) as string).sort(compareText).map(parseScope);
     },
     close() {
       if (db.isOpen) db.close();
