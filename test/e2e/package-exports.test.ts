@@ -206,6 +206,7 @@ const ENTRIES: Record<string, string[]> = {
     'runSandboxed',
     'scanSandboxOutput',
   ],
+  'agency/memory/postgres': ['MIGRATIONS', 'SCHEMA_VERSION', 'openPostgresMemoryStore'],
   'agency/memory/sqlite': ['MIGRATIONS', 'SCHEMA_VERSION', 'openSqliteMemoryStore'],
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
   'agency/obs': ['createLogger', 'redactingStream', 'rollingFile'],

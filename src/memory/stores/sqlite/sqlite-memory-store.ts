@@ -89,7 +89,10 @@ export function openSqliteMemoryStore(options: SqliteMemoryStoreOptions): Sqlite
     },
     scopes() {
       const rows = db.prepare('SELECT DISTINCT scope FROM memory_entries').all() as Array<{ scope: string }>;
-      return rows.map((row) => JSON.parse(row.scope) as string).sort(compareText).map(parseScope);
+      return rows
+        .map((row) => JSON.parse(row.scope) as string)
+        .sort(compareText)
+        .map(parseScope);
     },
     close() {
       if (db.isOpen) db.close();
