@@ -2,12 +2,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 
 /** A memory store named on the command line or in the operator config. */
-export type MemoryStoreUrl = { kind: 'sqlite'; path: string };
+export type MemoryStoreUrl = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
-const KNOWN_LATER = /^(postgres|postgresql|redis|rediss|zep):/i;
+const KNOWN_LATER = /^(redis|rediss|zep):/i;
+const FORMS = 'sqlite:<path> or postgres://<user>@<host>/<database>';
 
 /**
- * Parses a memory store's name: `sqlite:<path>` (a relative path is taken from `base`). `where` names the flag or
+ * Parses a memory store's name: `sqlite:<path>` (a relative path is taken from `base`) or a `postgres://` (or
+ * `postgresql://`) URL. `where` names the flag or
  * config field in errors. A store's name is never echoed as given, since a URL may hold a password.
  *
  * @throws AgencyError `invalid_config` for a name this agency cannot open, saying which forms it can.
@@ -17,7 +19,7 @@ const KNOWN_LATER = /^(postgres|postgresql|redis|rediss|zep):/i;
 export function parseMemoryStoreUrl(text: string, where: string, base: string): MemoryStoreUrl {
   const shown = redactStoreUrl(text);
   if (typeof text !== 'string' || text.trim() === '') {
-    throw new AgencyError('invalid_config', `${where}: the memory store is empty; use sqlite:<path>`);
+    throw new AgencyError('invalid_config', `${where}: the memory store is empty; use ${FORMS}`);
   }
   if (text.startsWith('sqlite:')) {
     const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -29,10 +31,14 @@ export function parseMemoryStoreUrl(text: string, where: string, base: string): 
     }
     return { kind: 'sqlite', path: isAbsolute(path) ? path : resolve(base, path) };
   }
+  if (/^postgres(ql)?:\/\/[^\s]+$/i.test(text)) {
+    if (!URL.canParse(text)) throw new AgencyError('invalid_config', `${where}: "${shown}" is not a valid URL`);
+    return { kind: 'postgres', url: text };
+  }
   const scheme = KNOWN_LATER.exec(text)?.[1];
   const problem = scheme
-    ? `${scheme} memory stores cannot be named here; this agency opens sqlite:<path>`
-    : 'is not a memory store this agency knows; use sqlite:<path>, e.g. sqlite:./memory.db';
+    ? `${scheme} memory stores cannot be named here; this agency opens ${FORMS}`
+    : `is not a memory store this agency knows; use ${FORMS}, e.g. sqlite:./memory.db`;
   throw new AgencyError('invalid_config', `${where}: "${shown}" ${problem}`);
 }
 

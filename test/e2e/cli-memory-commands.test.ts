@@ -4,7 +4,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openPostgresMemoryStore } from '../../src/memory/stores/postgres/postgres-memory-store.ts';
 import { openSqliteMemoryStore } from '../../src/memory/stores/sqlite/sqlite-memory-store.ts';
+import { startPostgres } from '../support/postgres.ts';
 
 const agency = new URL('../../bin/agency.js', import.meta.url).pathname;
 
@@ -37,6 +39,28 @@ async function seededStore(): Promise<{ dir: string; file: string }> {
   store.close();
   return { dir, file };
 }
+
+describe('agency memory on PostgreSQL', () => {
+  it('lists, searches and removes entries of a postgres:// store', async () => {
+    const server = await startPostgres();
+    try {
+      const store = await openPostgresMemoryStore({ connectionString: server.url });
+      await store.put({ kind: 'user', id: 'u1' }, { id: 'p1', kind: 'fact', text: 'Prefers tea over coffee.' });
+      await store.put({ kind: 'org', id: 'acme' }, { id: 'p2', kind: 'constraint', text: 'Cite sources.' });
+      await store.close();
+      const listed = await cli(['memory', 'ls', '--store', server.url, '--json']);
+      expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((e) => e.id).sort()).toEqual(['p1', 'p2']);
+      const found = await cli(['memory', 'search', 'coffee', '--store', server.url, '--json']);
+      expect((JSON.parse(found.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual(['p1']);
+      expect((await cli(['memory', 'rm', 'org:acme', 'p2', '--store', server.url])).code).toBe(0);
+      expect((await cli(['memory', 'ls', '--store', server.url, '--scope', 'org:acme'])).stdout).toBe(
+        'No entries in 1 scope(s).\n',
+      );
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
 
 describe('agency memory', () => {
   it('ls lists every scope newest first, and filters by scope, kind and tag', async () => {
@@ -74,10 +98,14 @@ describe('agency memory', () => {
 
   it('refuses bad stores and scopes with exit 2, naming the flag and never echoing a password', async () => {
     const { dir, file } = await seededStore();
-    const postgres = await cli(['memory', 'ls', '--store', 'postgres://admin:s3cret@db.example/agency']);
-    expect(postgres.code).toBe(2);
-    expect(postgres.stderr).toContain('--store');
-    expect(postgres.stderr).not.toContain('s3cret');
+    const redis = await cli(['memory', 'ls', '--store', 'redis://admin:s3cret@cache.example:6379']);
+    expect(redis.code).toBe(2);
+    expect(redis.stderr).toContain('--store: "redis://***@cache.example:6379" redis memory stores cannot be named');
+    expect(redis.stderr).not.toContain('s3cret');
+    const down = await cli(['memory', 'ls', '--store', 'postgres://admin:s3cret@127.0.0.1:9/agency']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/memory_store_unavailable|cannot connect/);
+    expect(down.stderr).not.toContain('s3cret');
     const none = await cli(['memory', 'ls']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/No memory store: pass --store sqlite:<path>/);

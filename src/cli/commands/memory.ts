@@ -8,7 +8,7 @@ import type { Output } from '../render.ts';
 
 /** Options of `agency memory ls` and `agency memory search`. */
 export type MemoryListOptions = {
-  /** The store, `sqlite:<path>`; else the operator config's `memory.store`. */
+  /** The store, `sqlite:<path>` or `postgres://…`; else the operator config's `memory.store`. */
   store?: string;
   config?: string;
   /** `kind:id` scopes to look in; every scope of the store when none. */
@@ -38,7 +38,7 @@ export async function memoryQueryCommand(
   try {
     const scopes = options.scope?.length
       ? options.scope.map((text) => scopeArgument(text, '--scope'))
-      : opened.scopes();
+      : await opened.scopes();
     const query: MemoryQuery = {
       topK: options.limit ?? 50,
       ...(text === undefined ? {} : { text }),
@@ -52,7 +52,7 @@ export async function memoryQueryCommand(
     else for (const entry of entries) out.write(`${entryLine(entry)}\n`);
     return 0;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 
@@ -70,7 +70,7 @@ export async function memoryRemoveCommand(
     else out.write(deleted ? `Deleted ${id} from ${scope}.\n` : `No entry ${id} in ${scope}.\n`);
     return deleted ? 0 : 1;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 

@@ -16,7 +16,10 @@ function limit(value: string): number {
 
 function addStoreOptions(command: Command): Command {
   return command
-    .option('--store <store>', 'the memory store: sqlite:<path> (default: "memory.store" of the config file)')
+    .option(
+      '--store <store>',
+      'the memory store: sqlite:<path> or postgres://… (default: "memory.store" of the config file)',
+    )
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .option('--json', 'print JSON');
 }

@@ -84,7 +84,10 @@ function addRunOptions(command: Command): Command {
       'record every model call to a cassette, to replay later with --model replay:<cassette>',
     )
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
-    .option('--memory <store>', 'memory that outlives the run: sqlite:<path> (over "memory.store" of the config file)')
+    .option(
+      '--memory <store>',
+      'memory that outlives the run: sqlite:<path> or postgres://… (over "memory.store" of the config file)',
+    )
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .addOption(
       new Option('--policy <name>', 'default, strict, or permissive (no operator rules; warned and journaled)').choices(

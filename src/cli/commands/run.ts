@@ -105,11 +105,12 @@ export async function runCommand(
   let model = options.modelObject ?? resolveModelOrReplay(modelSpec);
   if (options.record) model = recordModel(model, options.record);
   const memory = settings.operator.memory;
-  const opened = memory === undefined ? undefined : (await import('../open-memory-store.ts')).openRunMemory(memory);
+  const opened =
+    memory === undefined ? undefined : await (await import('../open-memory-store.ts')).openRunMemory(memory);
   try {
     return await runWith(root, { options, mode, out, settings, modelSpec, model, memory: opened?.memory });
   } finally {
-    opened?.close();
+    await opened?.close();
   }
 }
 
