@@ -90,3 +90,11 @@ export function vectorFromBytes(bytes: Uint8Array): Float32Array {
   copy.set(bytes);
   return new Float32Array(copy.buffer);
 }
+
+/**
+ * How many of the most similar vectors join a query's candidates: four times `topK` (at least 100), so filters and
+ * a token budget still leave enough, and never more than the store's candidate cap.
+ */
+export function vectorCandidateLimit(topK: number, candidateCap: number): number {
+  return Math.min(candidateCap, Math.max(100, topK * 4));
+}

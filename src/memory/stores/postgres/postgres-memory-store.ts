@@ -17,7 +17,7 @@ export type PostgresMemoryStoreOptions = {
   pool?: pg.Pool;
   /** The PostgreSQL schema that holds the store's tables, created when missing. @default 'public' */
   schema?: string;
-  /** How many of the newest entries that match a query's words are ranked at most. @default 2000 */
+  /** How many of the newest entries that match a query's words are ranked at most. @default 1000 */
   candidateCap?: number;
   /** Vectors: with a model, entries are embedded at put and a query's text also matches by meaning. */
   embedding?: MemoryEmbedding;
@@ -47,7 +47,7 @@ export type PostgresMemoryStore = MemoryStore & {
  * const store = await openPostgresMemoryStore({ connectionString: process.env.DATABASE_URL });
  */
 export async function openPostgresMemoryStore(options: PostgresMemoryStoreOptions): Promise<PostgresMemoryStore> {
-  const { schema = 'public', candidateCap = 2_000, now = Date.now } = options;
+  const { schema = 'public', candidateCap = 1_000, now = Date.now } = options;
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
     throw new AgencyError('invalid_argument', `"schema" ${JSON.stringify(schema)} must be letters, digits and "_"`);
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { embedTexts, type EmbeddingSettings } from '../../embedding.ts';
+import { embedTexts, type EmbeddingSettings, vectorCandidateLimit } from '../../embedding.ts';
 import type { MemoryQuery, MemoryScope, StoredMemoryEntry } from '../../memory-store.ts';
 import {
   type Candidate,
@@ -43,11 +43,12 @@ export function createPostgresSearch(
     return new Map(rows.map((row) => [row.rid, rankedOf(row, row.r)]));
   };
 
-  const vectorCandidates = async (text: string, keys: string[], filters: Filters, found: Map<string, Ranked>) => {
+  const vectorCandidates = async (query: MemoryQuery, keys: string[], filters: Filters, found: Map<string, Ranked>) => {
     if (vectors === undefined || deps.embedding === undefined) return;
+    const limit = vectorCandidateLimit(query.topK, deps.candidateCap);
     await vectors.refresh();
-    const [queryVector] = await embedTexts(deps.embedding, [text]);
-    const hits = vectors.search(queryVector as Float32Array, keys, deps.candidateCap, deps.embedding.minSimilarity);
+    const [queryVector] = await embedTexts(deps.embedding, [query.text as string]);
+    const hits = vectors.search(queryVector as Float32Array, keys, limit, deps.embedding.minSimilarity);
     if (hits.length === 0) return;
     const similarity = new Map(hits.map((hit) => [String(hit.rowId), hit.similarity]));
     const n = filters.params.length;
@@ -90,7 +91,7 @@ export function createPostgresSearch(
       const words = queryWords(query.text);
       if (words.length === 0) return readDocs(pool, tables, await recent(filters, query));
       const found = await textCandidates(words, filters);
-      await vectorCandidates(query.text as string, keys, filters, found);
+      await vectorCandidates(query, keys, filters, found);
       return readDocs(pool, tables, pickWithinBudget([...found.values()].sort(compareCandidates), query));
     },
   };

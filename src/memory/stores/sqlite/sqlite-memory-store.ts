@@ -31,7 +31,7 @@ export type SqliteMemoryStoreOptions = {
   busyTimeoutMs?: number;
   /**
    * How many of the newest entries that match a query's words are ranked (BM25) at most. Broad words match many
-   * entries; ranking only the newest `candidateCap` of them keeps such queries fast. @default 2000
+   * entries; ranking only the newest `candidateCap` of them keeps such queries fast. @default 1000
    */
   candidateCap?: number;
   /** Vectors: with a model, entries are embedded at put and a query's text also matches by meaning. */
@@ -63,7 +63,7 @@ export type SqliteMemoryStore = MemoryStore & {
  * const store = openSqliteMemoryStore({ path: '/srv/agency/memory.db' });
  */
 export function openSqliteMemoryStore(options: SqliteMemoryStoreOptions): SqliteMemoryStore {
-  const { path, busyTimeoutMs = 5_000, candidateCap = 2_000, now = Date.now } = options;
+  const { path, busyTimeoutMs = 5_000, candidateCap = 1_000, now = Date.now } = options;
   if (!(Number.isInteger(candidateCap) && candidateCap > 0)) {
     throw new AgencyError('invalid_argument', '"candidateCap" must be a positive integer');
   }

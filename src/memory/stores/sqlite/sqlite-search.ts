@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import { embedTexts, type EmbeddingSettings, vectorFromBytes } from '../../embedding.ts';
+import { embedTexts, type EmbeddingSettings, vectorCandidateLimit, vectorFromBytes } from '../../embedding.ts';
 import type { MemoryQuery, MemoryScope, StoredMemoryEntry } from '../../memory-store.ts';
 import {
   type Candidate,
@@ -46,10 +46,11 @@ export function createSqliteSearch(
     return new Map(rows.map((row) => [row.rid, rankedOf(row, -row.b)]));
   };
 
-  const vectorCandidates = async (text: string, keys: string[], filters: Filters, found: Map<number, Ranked>) => {
+  const vectorCandidates = async (query: MemoryQuery, keys: string[], filters: Filters, found: Map<number, Ranked>) => {
     if (vectors === undefined || deps.embedding === undefined) return;
-    const [queryVector] = await embedTexts(deps.embedding, [text]);
-    const hits = vectors.search(queryVector as Float32Array, keys, deps.candidateCap, deps.embedding.minSimilarity);
+    const limit = vectorCandidateLimit(query.topK, deps.candidateCap);
+    const [queryVector] = await embedTexts(deps.embedding, [query.text as string]);
+    const hits = vectors.search(queryVector as Float32Array, keys, limit, deps.embedding.minSimilarity);
     if (hits.length === 0) return;
     const similarity = new Map(hits.map((hit) => [hit.rowId, hit.similarity]));
     const rows = db
@@ -90,7 +91,7 @@ export function createSqliteSearch(
       const words = queryWords(query.text);
       if (words.length === 0) return readDocs(db, pickWithinBudget(recent(filters), query));
       const found = textCandidates(words, filters);
-      await vectorCandidates(query.text as string, keys, filters, found);
+      await vectorCandidates(query, keys, filters, found);
       return readDocs(db, pickWithinBudget([...found.values()].sort(compareCandidates), query));
     },
   };
