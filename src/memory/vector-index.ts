@@ -13,9 +13,6 @@ export type VectorIndex = {
   readonly dimensions: number | undefined;
   upsert(rowId: number, scope: string, vector: Float32Array): void;
   remove(rowId: number): void;
-  has(rowId: number): boolean;
-  /** Row ids held, for a store that reconciles deletions made by another process. */
-  rowIds(): IterableIterator<number>;
   /** The `limit` most similar rows of `scopes` with a similarity of at least `minSimilarity`, most similar first. */
   search(query: Float32Array, scopes: readonly string[], limit: number, minSimilarity: number): VectorHit[];
 };
@@ -71,8 +68,6 @@ export function createVectorIndex(kernel: DotKernel = createDotKernel()): Vector
       scopeOfSlot[slot] = -1;
       free.push(slot);
     },
-    has: (rowId) => slotOf.has(rowId),
-    rowIds: () => slotOf.keys(),
     search(query, scopes, limit, minSimilarity) {
       if (dims === undefined || query.length !== dims || limit <= 0 || rows.length === 0) return [];
       const wanted = new Set(scopes.map((scope) => scopeIds.get(scope)).filter((id) => id !== undefined));

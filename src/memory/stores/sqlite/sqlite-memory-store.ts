@@ -201,7 +201,7 @@ function createWriter(db: DatabaseSync, model: string | undefined): Writer {
 }
 
 /** Runs `body` in a write transaction that takes the lock at once (so a busy file waits, never deadlocks). */
-export function inTransaction<T>(db: DatabaseSync, body: () => T): T {
+function inTransaction<T>(db: DatabaseSync, body: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = body();
