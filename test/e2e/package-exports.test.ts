@@ -30,6 +30,7 @@ const ENTRIES: Record<string, string[]> = {
     'STORE_TOOLS',
     'STRICT_APPROVAL_TOOLS',
     'TOOL_EFFECTS',
+    'USER_FACTS_HEADING',
     'addUsage',
     'assemblePrompt',
     'assistantMessage',
@@ -67,6 +68,7 @@ const ENTRIES: Record<string, string[]> = {
     'isStrictJsonSchema',
     'lookupModel',
     'memoryWriteFilter',
+    'modelFactExtractor',
     'newId',
     'parseHistoryJsonl',
     'parseHistoryMarkdown',
@@ -101,6 +103,7 @@ const ENTRIES: Record<string, string[]> = {
     'toolDenylist',
     'truncateToTokens',
     'userMessage',
+    'withConversationMemory',
     'writeScope',
   ],
   'agency/tasks': [
