@@ -2,14 +2,15 @@ import { isAbsolute, resolve } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 
 /** A memory store named on the command line or in the operator config. */
-export type MemoryStoreUrl = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type MemoryStoreUrl =
+  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string } | { kind: 'redis'; url: string };
 
-const KNOWN_LATER = /^(redis|rediss|zep):/i;
-const FORMS = 'sqlite:<path> or postgres://<user>@<host>/<database>';
+const KNOWN_LATER = /^(zep):/i;
+const FORMS = 'sqlite:<path>, postgres://<user>@<host>/<database> or redis://<host>:<port>';
 
 /**
- * Parses a memory store's name: `sqlite:<path>` (a relative path is taken from `base`) or a `postgres://` (or
- * `postgresql://`) URL. `where` names the flag or
+ * Parses a memory store's name: `sqlite:<path>` (a relative path is taken from `base`), a `postgres://` (or
+ * `postgresql://`) URL or a `redis://` (or `rediss://`) URL. `where` names the flag or
  * config field in errors. A store's name is never echoed as given, since a URL may hold a password.
  *
  * @throws AgencyError `invalid_config` for a name this agency cannot open, saying which forms it can.
@@ -34,6 +35,10 @@ export function parseMemoryStoreUrl(text: string, where: string, base: string): 
   if (/^postgres(ql)?:\/\/[^\s]+$/i.test(text)) {
     if (!URL.canParse(text)) throw new AgencyError('invalid_config', `${where}: "${shown}" is not a valid URL`);
     return { kind: 'postgres', url: text };
+  }
+  if (/^rediss?:\/\/[^\s]+$/i.test(text)) {
+    if (!URL.canParse(text)) throw new AgencyError('invalid_config', `${where}: "${shown}" is not a valid URL`);
+    return { kind: 'redis', url: text };
   }
   const scheme = KNOWN_LATER.exec(text)?.[1];
   const problem = scheme

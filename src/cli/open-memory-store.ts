@@ -18,6 +18,11 @@ export async function openMemoryStoreUrl(url: MemoryStoreUrl): Promise<OpenedMem
     const store = await openPostgresMemoryStore({ connectionString: url.url });
     return { store, scopes: () => store.scopes(), close: () => store.close() };
   }
+  if (url.kind === 'redis') {
+    const { openRedisMemoryStore } = await import('../memory/stores/redis/redis-memory-store.ts');
+    const store = await openRedisMemoryStore({ url: url.url });
+    return { store, scopes: () => store.scopes(), close: () => store.close() };
+  }
   const { openSqliteMemoryStore } = await import('../memory/stores/sqlite/sqlite-memory-store.ts');
   const store = openSqliteMemoryStore({ path: url.path });
   return { store, scopes: () => store.scopes(), close: () => store.close() };

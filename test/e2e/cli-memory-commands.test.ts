@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPostgresMemoryStore } from '../../src/memory/stores/postgres/postgres-memory-store.ts';
 import { openSqliteMemoryStore } from '../../src/memory/stores/sqlite/sqlite-memory-store.ts';
+import { openRedisMemoryStore } from '../../src/memory/stores/redis/redis-memory-store.ts';
 import { startPostgres } from '../support/postgres.ts';
+import { findRedisServer, startRedis } from '../support/redis.ts';
 
 const agency = new URL('../../bin/agency.js', import.meta.url).pathname;
 
@@ -62,6 +64,32 @@ describe('agency memory on PostgreSQL', () => {
   }, 120_000);
 });
 
+describe.skipIf('missing' in findRedisServer())('agency memory on Redis', () => {
+  it('lists, searches and removes entries of a redis:// store', async () => {
+    const server = await startRedis({ password: 'p4ss' });
+    try {
+      const store = await openRedisMemoryStore({ url: server.url });
+      await store.put({ kind: 'user', id: 'u1' }, { id: 'r1', kind: 'fact', text: 'Prefers tea over coffee.' });
+      await store.put({ kind: 'org', id: 'acme' }, { id: 'r2', kind: 'constraint', text: 'Cite sources.' });
+      await store.close();
+      const listed = await cli(['memory', 'ls', '--store', server.url, '--json']);
+      expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((e) => e.id).sort()).toEqual(['r1', 'r2']);
+      const found = await cli(['memory', 'search', 'coffee', '--store', server.url, '--json']);
+      expect((JSON.parse(found.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual(['r1']);
+      expect((await cli(['memory', 'rm', 'org:acme', 'r2', '--store', server.url])).code).toBe(0);
+      expect((await cli(['memory', 'ls', '--store', server.url, '--scope', 'org:acme'])).stdout).toBe(
+        'No entries in 1 scope(s).\n',
+      );
+      const wrong = await cli(['memory', 'ls', '--store', server.url.replace('p4ss', 'wrong')]);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('Redis memory store at redis://:***@127.0.0.1:');
+      expect(wrong.stderr).not.toContain('wrong');
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
+
 describe('agency memory', () => {
   it('ls lists every scope newest first, and filters by scope, kind and tag', async () => {
     const { file } = await seededStore();
@@ -98,10 +126,14 @@ describe('agency memory', () => {
 
   it('refuses bad stores and scopes with exit 2, naming the flag and never echoing a password', async () => {
     const { dir, file } = await seededStore();
-    const redis = await cli(['memory', 'ls', '--store', 'redis://admin:s3cret@cache.example:6379']);
-    expect(redis.code).toBe(2);
-    expect(redis.stderr).toContain('--store: "redis://***@cache.example:6379" redis memory stores cannot be named');
-    expect(redis.stderr).not.toContain('s3cret');
+    const zep = await cli(['memory', 'ls', '--store', 'zep://admin:s3cret@cache.example:6379']);
+    expect(zep.code).toBe(2);
+    expect(zep.stderr).toContain('--store: "zep://***@cache.example:6379" zep memory stores cannot be named');
+    expect(zep.stderr).not.toContain('s3cret');
+    const redisDown = await cli(['memory', 'ls', '--store', 'redis://admin:s3cret@127.0.0.1:9']);
+    expect(redisDown.code).toBe(1);
+    expect(redisDown.stderr).toContain('Redis memory store at redis://admin:***@127.0.0.1:9');
+    expect(redisDown.stderr).not.toContain('s3cret');
     const down = await cli(['memory', 'ls', '--store', 'postgres://admin:s3cret@127.0.0.1:9/agency']);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/memory_store_unavailable|cannot connect/);

@@ -94,8 +94,8 @@ describe('agency run with a SQLite memory', () => {
     await expect(run(root, model, { memory: 'mysql://admin:hunter2@db/x', config })).rejects.toThrow(
       /--memory: "mysql:\/\/\*\*\*@db\/x" is not a memory store/,
     );
-    await expect(run(root, model, { memory: 'redis://u:hunter2@cache:6379', config })).rejects.toThrow(
-      /--memory: "redis:\/\/\*\*\*@cache:6379" redis memory stores cannot be named/,
+    await expect(run(root, model, { memory: 'zep://u:hunter2@cache:6379', config })).rejects.toThrow(
+      /--memory: "zep:\/\/\*\*\*@cache:6379" zep memory stores cannot be named/,
     );
     await expect(run(root, model, { memory: 'sqlite:', config })).rejects.toThrow(/names no file/);
     const bad = await workDir({ memory: { store: 'ftp://x', agent: '' } });

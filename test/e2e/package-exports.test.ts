@@ -210,6 +210,7 @@ const ENTRIES: Record<string, string[]> = {
     'scanSandboxOutput',
   ],
   'agency/memory/postgres': ['MIGRATIONS', 'SCHEMA_VERSION', 'openPostgresMemoryStore'],
+  'agency/memory/redis': ['openRedisMemoryStore'],
   'agency/memory/sqlite': ['MIGRATIONS', 'SCHEMA_VERSION', 'openSqliteMemoryStore'],
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
   'agency/obs': ['createLogger', 'redactingStream', 'rollingFile'],
