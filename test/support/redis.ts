@@ -66,7 +66,9 @@ export async function startRedis(options: { password?: string } = {}): Promise<T
     stop: async () => {
       process.removeListener('exit', stopSync);
       if (stopped) return;
-      const exited = new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+      const exited = new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve),
+      );
       child.kill('SIGTERM');
       await exited;
       stopSync();

@@ -1,25 +1,29 @@
 // Seed 002's MemoryClient and DatabaseClient are thin views over a store: the same calls give the same answers on the
-// SQLite and PostgreSQL stores as on the in-memory one.
+// SQLite, PostgreSQL and Redis stores as on the in-memory one.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TempPostgres } from '../../../test/support/postgres.ts';
+import { startRedis, type TempRedis } from '../../../test/support/redis.ts';
 import { createDatabaseClient, createMemoryClient } from '../clients.ts';
 import { createInMemoryMemoryStore } from '../in-memory-memory-store.ts';
 import type { MemoryScope, MemoryStore } from '../memory-store.ts';
 import { openPostgresMemoryStore } from './postgres/postgres-memory-store.ts';
+import { openRedisMemoryStore } from './redis/redis-memory-store.ts';
 import { openSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'agency-clients-'));
 let server: TempPostgres;
+let redis: TempRedis;
 const closers: Array<() => unknown> = [];
 beforeAll(async () => {
-  server = await startPostgres();
+  [server, redis] = await Promise.all([startPostgres(), startRedis()]);
 }, 120_000);
 afterAll(async () => {
   for (const close of closers) await close();
   await server?.stop();
+  await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,6 +45,14 @@ const STORES: Array<[string, (now: () => number) => Promise<MemoryStore>]> = [
     'PostgreSQL',
     async (now) => {
       const store = await openPostgresMemoryStore({ connectionString: server.url, schema: `clients_${++n}`, now });
+      closers.push(() => store.close());
+      return store;
+    },
+  ],
+  [
+    'Redis',
+    async (now) => {
+      const store = await openRedisMemoryStore({ url: redis.url, prefix: `clients:${++n}`, now });
       closers.push(() => store.close());
       return store;
     },
