@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { type RunCommandOptions, runCommand } from '../../src/cli/commands/run.ts';
+import { openRedisMemoryStore } from '../../src/memory/stores/redis/redis-memory-store.ts';
 import { openSqliteMemoryStore } from '../../src/memory/stores/sqlite/sqlite-memory-store.ts';
 import type { EventFrame } from '../../src/task/contracts/events.ts';
 import { readJournal } from '../../src/task/journal/read-journal.ts';
 import { makeTaskFolder, phaseModel } from '../support/governed-fixture.ts';
+import { findRedisServer, startRedis } from '../support/redis.ts';
 
 const toolTurns = (options: LanguageModelV4CallOptions) =>
   options.prompt.filter((message) => message.role === 'tool').length;
@@ -75,6 +77,33 @@ describe('agency run with a SQLite memory', () => {
     expect(agent.map((entry) => entry.text).sort()).toEqual(['Done again.', learned].sort());
     store.close();
   }, 60_000);
+
+  it.skipIf('missing' in findRedisServer())(
+    'works the same with --memory redis://, its password never journaled',
+    async () => {
+      const server = await startRedis({ password: 'hunter2' });
+      try {
+        const { config } = await workDir();
+        const learned = 'Summary written; the notes describe governed agents.';
+        const first = await makeTaskFolder();
+        expect(await run(first, writingModel(learned), { memory: server.url, config })).toBe(0);
+        const secondModel = writingModel('Done again.');
+        const second = await makeTaskFolder();
+        expect(await run(second, secondModel, { memory: server.url, config })).toBe(0);
+        expect(JSON.stringify(secondModel.calls[0]?.options.prompt)).toContain(learned);
+        const frames = JSON.stringify([...(await memoryFrames(first)), ...(await memoryFrames(second))]);
+        expect(frames).toContain('memory.read');
+        expect(frames).not.toContain('hunter2');
+        const store = await openRedisMemoryStore({ url: server.url });
+        const agent = await store.query([{ kind: 'agent', id: 'agency' }], { topK: 10, tags: ['learnings'] });
+        expect(agent.map((entry) => entry.text).sort()).toEqual(['Done again.', learned].sort());
+        await store.close();
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
 
   it('takes the store and channels from the operator config, relative to the config file', async () => {
     const { dir, config } = await workDir({ memory: { store: 'sqlite:mem/shared.db', agent: 'writer', org: 'acme' } });
