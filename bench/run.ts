@@ -21,6 +21,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
       'task dispatch through a worker against spawning its executor directly; discovery: a new worker, 50 polled',
     run: async (args) => (await import('./fleet/main.ts')).main(args),
   },
+  memory: {
+    description:
+      'SQLite and PostgreSQL memory stores: text recall at 100k and 1M entries, vector top-10, LangGraph beside',
+    run: async (args) => (await import('./memory/main.ts')).main(args),
+  },
   cli: {
     description: 'start-up of `agency --help` and `agency status` against a bare Node process and peer CLIs',
     run: async (args) => (await import('./cli/main.ts')).main(args),

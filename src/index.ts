@@ -93,6 +93,13 @@ export {
   type ModelInput,
 } from './agent/llm-agent-options.ts';
 export { LLMAgent } from './agent/llm-agent.ts';
+export {
+  type ConversationMemoryOptions,
+  type Exchange,
+  modelFactExtractor,
+  USER_FACTS_HEADING,
+  withConversationMemory,
+} from './agent/conversation-memory.ts';
 export { halt, type Processor, type ProcessorContext, type ProcessorVerdict, suspend } from './agent/processors.ts';
 export { type AgentHandle, type SpawnOptions, type SpawnState, spawn } from './agent/spawn.ts';
 export { type ParsedAnswer, parseStructuredAnswer, type StructuredOutputOptions } from './agent/structured-output.ts';

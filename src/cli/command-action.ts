@@ -14,6 +14,7 @@ const USAGE_CODES = new Set([
   'prompt_invalid',
   'approval_not_found',
   'approval_invalid',
+  'memory_store_invalid',
   // From a server (--server): the wrong token or address, an unknown task, a task not in a state for it.
   'unauthorized',
   'forbidden',

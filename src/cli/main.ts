@@ -6,6 +6,7 @@ import {
   registerInspectCommands,
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
+import { registerMemoryCommand } from './commands/register-memory-command.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
 import {
   registerFleetCommands,
@@ -36,6 +37,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerInspectCommands(program, wrap, out, err);
   registerDecisionCommands(program, wrap, out);
   registerStopCommand(program, wrap, out);
+  registerMemoryCommand(program, wrap, out);
   registerServeCommand(program, wrap, out);
   registerMcpCommand(program, wrap, err);
   registerWorkerCommand(program, wrap, out, err);

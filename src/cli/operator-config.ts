@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
 import { parseContractFile } from '../task/task-spec.ts';
 import type { Allowlist } from '../tools/guards/network-allowlist.ts';
+import { type MemoryStoreUrl, parseMemoryStoreUrl } from './memory-store-url.ts';
 import { parseAllowEntry } from './operator-network.ts';
 
 /** The policies an operator can run `agency run` under; docs/cli.md describes each. */
@@ -33,8 +34,26 @@ export const operatorConfigSchema = z
     offline: z.boolean().optional(),
     /** Tools whose every call needs approval, in every run. @default [] */
     require_tools: z.array(z.string().min(1)).optional(),
+    /** Memory that outlives a run: the store (`sqlite:<path>`, relative to this file, `postgres://…` or `redis://…`) and the shared channels. */
+    memory: z
+      .object({
+        store: z.string().min(1),
+        /** The agent channel: learnings of every run go here, and later runs recall them. @default 'agency' */
+        agent: z.string().min(1).optional(),
+        org: z.string().min(1).optional(),
+        team: z.string().min(1).optional(),
+        project: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
+
+/** The memory of CLI runs: the store and the channels every run reads and writes (with its user and task). */
+export type OperatorMemory = {
+  url: MemoryStoreUrl;
+  channels: { agent: string } & Partial<Record<'org' | 'team' | 'project', string>>;
+};
 
 /** What the operator allows a CLI run, from the config file and the flags. */
 export type OperatorSettings = {
@@ -45,6 +64,8 @@ export type OperatorSettings = {
   allowlist: Allowlist;
   offline: boolean;
   requireTools: string[];
+  /** Memory that outlives a run; none when neither the config file nor `--memory` names a store. */
+  memory: OperatorMemory | undefined;
   /** Where the operator sets these (the config file read, or where one would be read), for error messages. */
   where: string;
 };
@@ -55,6 +76,8 @@ export type OperatorFlags = {
   policy?: OperatorPolicyName;
   sandbox?: 'bwrap' | 'none';
   allowHost?: string[];
+  /** A memory store (`sqlite:<path>`, relative to the working folder, `postgres://…` or `redis://…`), over the config file's `memory.store`. */
+  memory?: string;
 };
 
 /** The config file read when neither `--config` nor `AGENCY_CONFIG` names one. */
@@ -85,8 +108,25 @@ export async function readOperatorSettings(
     allowlist: allowlistOf(allow, config.network?.allow.length ?? 0, file),
     offline: config.offline ?? false,
     requireTools: config.require_tools ?? [],
+    memory: memoryOf(config.memory, flags.memory, file),
     where: file,
   };
+}
+
+function memoryOf(
+  config: z.infer<typeof operatorConfigSchema>['memory'],
+  flag: string | undefined,
+  file: string,
+): OperatorMemory | undefined {
+  const { store, agent = 'agency', ...shared } = config ?? {};
+  const url =
+    flag !== undefined
+      ? parseMemoryStoreUrl(flag, '--memory', process.cwd())
+      : store !== undefined
+        ? parseMemoryStoreUrl(store, `${file}: "memory.store"`, dirname(file))
+        : undefined;
+  const named = Object.entries(shared).filter((pair): pair is [string, string] => pair[1] !== undefined);
+  return url === undefined ? undefined : { url, channels: { agent, ...Object.fromEntries(named) } };
 }
 
 async function readConfigFile(file: string, required: boolean): Promise<z.infer<typeof operatorConfigSchema>> {

@@ -14,6 +14,7 @@ function settings(operator: Partial<OperatorSettings> = {}, run: Partial<RunSett
     allowlist: parseAllowlist(allow),
     offline: false,
     requireTools: [],
+    memory: undefined,
     where: '/etc/agency.json',
     ...operator,
   };

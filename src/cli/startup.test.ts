@@ -44,6 +44,7 @@ describe('agency start-up', () => {
       'approve',
       'deny',
       'stop',
+      'memory',
       'serve',
       'mcp',
       'worker',

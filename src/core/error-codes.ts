@@ -89,6 +89,14 @@ export const ERROR_CODES = {
 
   // Memory (additions)
   history_invalid: { retryable: false, summary: 'A seeded history file (task/history.jsonl or .md) is malformed.' },
+  memory_store_unavailable: {
+    retryable: true,
+    summary: 'A memory store cannot be reached or opened (server down, file locked past its busy timeout).',
+  },
+  memory_store_invalid: {
+    retryable: false,
+    summary: 'A memory store holds a schema this agency does not know (written by a newer one), or is damaged.',
+  },
 
   // Prompt templates (additions)
   prompt_not_found: { retryable: false, summary: 'No prompt template has that id, or not that version.' },

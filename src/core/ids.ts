@@ -1,7 +1,7 @@
 import { AgencyError } from './errors.ts';
 
 /** The prefixes agency uses for its ids. */
-export const ID_PREFIXES = ['task', 'req', 'evt', 'call', 'run', 'step', 'sus'] as const;
+export const ID_PREFIXES = ['task', 'req', 'evt', 'call', 'run', 'step', 'sus', 'mem'] as const;
 
 /** One of {@link ID_PREFIXES}. */
 export type IdPrefix = (typeof ID_PREFIXES)[number];

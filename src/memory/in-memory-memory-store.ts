@@ -1,15 +1,17 @@
-import { AgencyError } from '../core/errors.ts';
-import { estimateTokens } from '../core/tokens.ts';
+import { wordsOf } from './entry-text.ts';
+import { formatScope, type MemoryStore, type StoredMemoryEntry } from './memory-store.ts';
 import {
-  formatScope,
-  isScopeKind,
-  type MemoryEntry,
-  type MemoryQuery,
-  type MemoryScope,
-  type MemoryStore,
-  type StoredMemoryEntry,
-} from './memory-store.ts';
-import { compareText, wordsOf } from './entry-text.ts';
+  checkEntry,
+  checkQuery,
+  checkScope,
+  indexedText,
+  passesFilters,
+  queryWords,
+  type RankedEntry,
+  rankAndTake,
+  scopeKeysOf,
+  storedEntryOf,
+} from './store-rules.ts';
 
 /** Dependencies for {@link createInMemoryMemoryStore}. */
 export type InMemoryMemoryStoreDeps = {
@@ -45,36 +47,26 @@ export function createInMemoryMemoryStore({ now = Date.now, generateId }: InMemo
       const id = entry.id ?? sameKey?.id ?? nextId();
       // A key names one slot: an entry that held this key under another id gives it up.
       if (sameKey !== undefined && sameKey.id !== id) entries.delete(sameKey.id);
-      const createdAt = entry.metadata?.createdAt ?? new Date(now()).toISOString();
-      const stored: StoredMemoryEntry = structuredClone({
-        ...entry,
-        id,
-        scope: { kind: scope.kind, id: scope.id },
-        metadata: { ...entry.metadata, createdAt },
-      });
+      const stored = storedEntryOf(scope, entry, id, now);
       entries.set(id, stored);
       return structuredClone(stored);
     },
 
     async query(wanted, query) {
-      for (const scope of wanted) checkScope(scope);
+      const keys = scopeKeysOf(wanted);
       checkQuery(query);
-      const words = wordsOf(query.text ?? '');
+      const words = new Set(queryWords(query.text));
       const time = now();
-      const ranked: Array<{ entry: StoredMemoryEntry; score: number; created: number }> = [];
-      for (const key of new Set(wanted.map(formatScope))) {
+      const ranked: RankedEntry[] = [];
+      for (const key of keys) {
         for (const entry of scopes.get(key)?.values() ?? []) {
           if (!passesFilters(entry, query, time)) continue;
           const score = scoreEntry(entry, words);
           if (words.size > 0 && score === 0) continue;
-          ranked.push({ entry, score, created: Date.parse(entry.metadata.createdAt) });
+          ranked.push({ entry, score });
         }
       }
-      ranked.sort((a, b) => b.score - a.score || b.created - a.created || compareText(a.entry.id, b.entry.id));
-      return takeWithinBudget(
-        ranked.map((r) => r.entry),
-        query,
-      ).map((entry) => structuredClone(entry));
+      return rankAndTake(ranked, query).map((entry) => structuredClone(entry));
     },
 
     async delete(scope, id) {
@@ -86,57 +78,10 @@ export function createInMemoryMemoryStore({ now = Date.now, generateId }: InMemo
 
 function scoreEntry(entry: StoredMemoryEntry, words: Set<string>): number {
   if (words.size === 0) return 0;
-  const labels = wordsOf([entry.title ?? '', entry.key ?? '', ...(entry.tags ?? [])].join(' '));
-  const body = wordsOf(entry.text);
+  const { labels, body } = indexedText(entry);
+  const labelWords = wordsOf(labels);
+  const bodyWords = wordsOf(body);
   let score = 0;
-  for (const word of words) score += labels.has(word) ? 2 : body.has(word) ? 1 : 0;
+  for (const word of words) score += labelWords.has(word) ? 2 : bodyWords.has(word) ? 1 : 0;
   return score;
-}
-
-function passesFilters(entry: StoredMemoryEntry, query: MemoryQuery, time: number): boolean {
-  const { ttl, createdAt } = entry.metadata;
-  if (ttl !== undefined && Date.parse(createdAt) + ttl <= time) return false;
-  if (query.kinds !== undefined && !query.kinds.includes(entry.kind)) return false;
-  if (query.keys !== undefined && (entry.key === undefined || !query.keys.includes(entry.key))) return false;
-  if (query.tags !== undefined && !query.tags.every((tag) => entry.tags?.includes(tag) === true)) return false;
-  return true;
-}
-
-function takeWithinBudget(entries: StoredMemoryEntry[], { topK, maxTokens }: MemoryQuery): StoredMemoryEntry[] {
-  const out: StoredMemoryEntry[] = [];
-  let left = maxTokens ?? Number.POSITIVE_INFINITY;
-  for (const entry of entries) {
-    if (out.length >= topK) break;
-    const cost = estimateTokens(entry.text);
-    if (cost > left) continue;
-    left -= cost;
-    out.push(entry);
-  }
-  return out;
-}
-
-function checkScope(scope: MemoryScope): void {
-  if (!isScopeKind(scope.kind) || typeof scope.id !== 'string' || scope.id === '') {
-    throw new AgencyError('invalid_argument', `Memory scope ${JSON.stringify(scope)} needs a known kind and an id`);
-  }
-}
-
-function checkEntry(entry: MemoryEntry): void {
-  if (typeof entry.text !== 'string') throw new AgencyError('invalid_argument', 'Memory entry "text" must be a string');
-  if (typeof entry.kind !== 'string' || entry.kind === '') {
-    throw new AgencyError('invalid_argument', 'Memory entry "kind" must be a non-empty string');
-  }
-  const createdAt = entry.metadata?.createdAt;
-  if (createdAt !== undefined && Number.isNaN(Date.parse(createdAt))) {
-    throw new AgencyError('invalid_argument', `Memory entry "metadata.createdAt" must be an ISO 8601 time`);
-  }
-}
-
-function checkQuery(query: MemoryQuery): void {
-  if (!Number.isInteger(query.topK) || query.topK < 0) {
-    throw new AgencyError('invalid_argument', 'Memory query "topK" must be a non-negative integer');
-  }
-  if (query.maxTokens !== undefined && !(query.maxTokens >= 0)) {
-    throw new AgencyError('invalid_argument', 'Memory query "maxTokens" must be a non-negative number');
-  }
 }

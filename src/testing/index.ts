@@ -11,4 +11,12 @@ export {
   type ScriptReply,
   type ScriptStep,
 } from './scripted-model.ts';
-export { type ContractCase, promptStoreContract } from './prompt-store-contract.ts';
+export type { ContractCase } from './contract-case.ts';
+export { promptStoreContract } from './prompt-store-contract.ts';
+export {
+  type ContractContext,
+  type ContractStore,
+  type MakeContractStore,
+  memoryStoreContract,
+} from './memory-store-contract.ts';
+export { HOSTILE_TEXTS } from './memory-contract/hostile-cases.ts';

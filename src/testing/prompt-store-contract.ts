@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { AgencyError } from '../core/errors.ts';
 import { MAX_PROMPT_TEXT_BYTES } from '../prompts/prompt-checks.ts';
 import type { PromptStore } from '../prompts/prompt-store.ts';
+import type { ContractCase } from './contract-case.ts';
 
 /** One case of a contract suite: register it with your test runner, e.g. `it(test.name, test.run)`. */
-export type ContractCase = { name: string; run: () => Promise<void> };
 
 /**
  * The behaviour every `PromptStore` must have, as test cases for any test runner. `makeStore` returns a new, empty

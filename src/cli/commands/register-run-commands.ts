@@ -93,6 +93,10 @@ function addRunOptions(command: Command): Command {
       (value: string, previous: string[] = []) => [...previous, promptPin(value)],
     )
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
+    .option(
+      '--memory <store>',
+      'memory that outlives the run: sqlite:<path>, postgres://… or redis://… (over "memory.store" of the config file)',
+    )
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .addOption(
       new Option('--policy <name>', 'default, strict, or permissive (no operator rules; warned and journaled)').choices(

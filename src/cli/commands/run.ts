@@ -10,7 +10,7 @@ import { readJournal } from '../../task/journal/read-journal.ts';
 import { type Budgets, readSpecFile, type TaskSpec } from '../../task/task-spec.ts';
 import { checkTaskFolder, type TaskPaths } from '../../task/layout.ts';
 import type { ResultView } from '../../task/result.ts';
-import { createRunner, type TaskHandle } from '../../task/runner.ts';
+import { createRunner, type RunnerOptions, type TaskHandle } from '../../task/runner.ts';
 import { exitCodeFor } from '../exit-codes.ts';
 import { type PromptFlags, promptOptions } from '../prompt-flags.ts';
 import { createProgressView, formatResult, type Output } from '../render.ts';
@@ -106,6 +106,27 @@ export async function runCommand(
   const modelSpec = await modelSpecFor(paths, options, mode);
   let model = options.modelObject ?? resolveModelOrReplay(modelSpec);
   if (options.record) model = recordModel(model, options.record);
+  const memory = settings.operator.memory;
+  const opened =
+    memory === undefined ? undefined : await (await import('../open-memory-store.ts')).openRunMemory(memory);
+  try {
+    return await runWith(root, { options, mode, out, settings, modelSpec, model, memory: opened?.memory });
+  } finally {
+    await opened?.close();
+  }
+}
+
+type RunInputs = {
+  options: RunCommandOptions;
+  mode: 'start' | 'resume';
+  out: Output;
+  settings: RunSettings;
+  modelSpec: string;
+  model: LanguageModelV4;
+  memory: RunnerOptions['memory'];
+};
+
+async function runWith(root: string, { options, mode, out, settings, modelSpec, model, memory }: RunInputs) {
   const runner = createRunner({
     model,
     tools: (taskPaths) => cliTaskTools(taskPaths, settings),
@@ -114,6 +135,7 @@ export async function runCommand(
     ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...promptOptions(options),
+    ...(memory ? { memory } : {}),
   });
   const view = createProgressView(
     out,

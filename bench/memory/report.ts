@@ -1,0 +1,79 @@
+import type { TargetResult } from '../journal/report.ts';
+import type { Latency } from './measure.ts';
+
+/** One store at one size: text queries (selective and broad) or vector queries. */
+export type Row = {
+  store: string;
+  kind: 'text' | 'vector';
+  entries: number;
+  dims?: number;
+  putsPerSecond: number;
+  selective?: Latency;
+  broad?: Latency;
+  vector?: Latency;
+};
+
+/** What `npm run bench -- memory` writes to bench/results/memory.json. */
+export type MemoryReport = {
+  benchmark: 'memory';
+  mode: 'full' | 'quick';
+  date: string;
+  elapsedSeconds: number;
+  machine: ReturnType<typeof import('../machine.ts').machine>;
+  rows: Row[];
+};
+
+/** The goals: SQLite text p95 ≤ 20 ms at 100k and ≤ 100 ms at 1M; vector top-10 p50 ≤ 30 ms at 100k × 768. */
+export const TARGETS = { textP95At100k: 20, textP95At1M: 100, vectorP50At100k: 30 };
+
+/** The report as Markdown tables, with ratios against the peer on the same queries. */
+export function reportLines(report: MemoryReport): string[] {
+  const text = report.rows.filter((row) => row.kind === 'text');
+  const vector = report.rows.filter((row) => row.kind === 'vector');
+  const peer = vector.find((row) => row.store.startsWith('LangGraph'));
+  const ms = (l: Latency | undefined) => (l === undefined ? '—' : `${l.p50} / ${l.p95}`);
+  return [
+    '| store | entries | puts/s | selective p50 / p95 (ms) | broad p50 / p95 (ms) |',
+    '| ----- | ------: | -----: | -----------------------: | -------------------: |',
+    ...text.map(
+      (r) =>
+        `| ${r.store} | ${r.entries.toLocaleString('en')} | ${r.putsPerSecond} | ${ms(r.selective)} | ${ms(r.broad)} |`,
+    ),
+    '',
+    '| store | vectors | puts/s | top-10 p50 / p95 (ms) | p50 vs LangGraph |',
+    '| ----- | ------: | -----: | --------------------: | ---------------: |',
+    ...vector.map((r) => {
+      const ratio = peer?.vector && r !== peer ? `${(r.vector!.p50 / peer.vector.p50).toFixed(2)}×` : '—';
+      return `| ${r.store} | ${r.entries.toLocaleString('en')} × ${r.dims} | ${r.putsPerSecond} | ${ms(r.vector)} | ${ratio} |`;
+    }),
+  ];
+}
+
+/** The goals, judged on the SQLite rows of the sizes they name (a quick run has none of those sizes). */
+export function targetResults(report: MemoryReport): TargetResult[] {
+  const results: TargetResult[] = [];
+  for (const row of report.rows.filter((r) => r.store === 'agency SQLite')) {
+    if (row.kind === 'text' && (row.entries === 100_000 || row.entries === 1_000_000)) {
+      const goal = row.entries === 100_000 ? TARGETS.textP95At100k : TARGETS.textP95At1M;
+      for (const [name, l] of [
+        ['selective', row.selective],
+        ['broad', row.broad],
+      ] as const) {
+        results.push({
+          met: (l?.p95 ?? Infinity) <= goal,
+          timing: true,
+          text: `SQLite ${name} text p95 ≤ ${goal} ms at ${row.entries.toLocaleString('en')} (${l?.p95} ms)`,
+        });
+      }
+    }
+    if (row.kind === 'vector' && row.entries === 100_000) {
+      const p50 = row.vector?.p50 ?? Infinity;
+      results.push({
+        met: p50 <= TARGETS.vectorP50At100k,
+        timing: true,
+        text: `SQLite vector top-10 p50 ≤ ${TARGETS.vectorP50At100k} ms at 100,000 × 768 (${p50} ms)`,
+      });
+    }
+  }
+  return results;
+}
