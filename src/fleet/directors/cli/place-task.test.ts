@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeTimers } from '../../../../test/support/fake-timers.ts';
 import { startFakeComponent } from '../../../../test/support/fake-component.ts';
@@ -125,6 +127,35 @@ describe('placing a task', () => {
       expect(await createWorkerClient(workers[0]!.url).tasks()).toEqual([]);
     } finally {
       await broken.close();
+    }
+  });
+});
+
+describe('a connection that fails', () => {
+  it('passes over a worker nothing listens for, but not one that cut the connection after the task went out', async () => {
+    workers.push(await startLiveWorker({ name: 'b' }));
+    // Takes the request whole, then resets the connection: the task may have been taken.
+    const cutter = createServer((request) => {
+      request.resume();
+      request.on('end', () => request.socket.destroy());
+    });
+    await new Promise<void>((resolve) => cutter.listen(0, '127.0.0.1', resolve));
+    const cutUrl = `http://127.0.0.1:${(cutter.address() as AddressInfo).port}`;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    try {
+      const live = (await createDiscovery({ ports: null, urls: [workers[0]!.url] }).refresh())[0]!;
+      const as = (url: string): Component => ({ ...live, url });
+      const send = (client: WorkerClient) => client.submit({ prompt: 'hi' });
+      const cut = await rejection(placeTask({ candidates: async () => [as(cutUrl), live], clientFor, send }));
+      expect(cut.code).toBe('network_failed');
+      expect(await createWorkerClient(workers[0]!.url).tasks()).toEqual([]);
+      const placed = await placeTask({ candidates: async () => [as(closedUrl), live], clientFor, send });
+      expect(placed.component.url).toBe(workers[0]!.url);
+    } finally {
+      await new Promise<void>((resolve) => cutter.close(() => resolve()));
     }
   });
 });

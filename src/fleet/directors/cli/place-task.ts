@@ -1,4 +1,5 @@
 import { sleep, systemTimers, type Timers } from '../../../core/clock.ts';
+import { errnoCode } from '../../../core/errno.ts';
 import { AgencyError, errorMessage } from '../../../core/errors.ts';
 import { type Component, isIdleWorker, isTaskableAgent } from '../../discovery/component.ts';
 import type { WorkerClient } from '../../worker-client.ts';
@@ -26,13 +27,14 @@ export type PlaceOptions<T> = {
 /**
  * Sends a task to an idle worker (the CLI director's routing). Idle, healthy, taskable agents are tried in the
  * order given; one that answers 409 `agent_busy` (another director took it since its last poll), 503 (starting or
- * stopping) or refuses the connection is passed over for the next, so two directors racing for the same worker
+ * stopping) or refuses the connection (nothing listening) is passed over for the next, so two directors racing for the same worker
  * both end up placed when two are idle. Busy workers are not asked.
  *
  * When none takes it, it fails with `agent_busy` (some worker exists but is busy) or `no_worker` (none at all),
  * unless `waitMs` is given: then it asks again with a jittered backoff (250 ms doubling to 5 s) until one takes it
- * or `waitMs` runs out. Any other error (a refused request, an answer outside the API, a timeout, after which the
- * task may exist on that worker) ends it at once, so a task is never sent twice.
+ * or `waitMs` runs out. Any other error (a refused request, an answer outside the API, a timeout or a connection
+ * cut after the request went out, after which the task may exist on that worker) ends it at once, so a task is never
+ * sent twice.
  */
 export async function placeTask<T>({
   candidates,
@@ -65,11 +67,21 @@ export async function placeTask<T>({
   }
 }
 
-// A worker that could not take the task, for sure: it said so, or nothing was listening.
+// A worker that could not take the task, for sure: it said so, or nothing was listening. A connection reset or cut
+// after the request went out is not one: the worker may have taken the task, so it is not sent to another.
 function passOver(error: unknown): boolean {
   if (!AgencyError.isInstance(error)) return false;
-  if (error.code === 'agent_busy' || error.code === 'network_failed') return true;
+  if (error.code === 'agent_busy') return true;
+  if (error.code === 'network_failed') return connectionRefused(error);
   return error.details?.status === 503;
+}
+
+function connectionRefused(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause != null && depth < 6; depth++) {
+    if (errnoCode(cause) === 'ECONNREFUSED') return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function passedBecause(error: AgencyError): string {
