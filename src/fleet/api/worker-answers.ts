@@ -29,10 +29,17 @@ export const taskSummarySchema = z
   .object({ task_id: workerTaskIdSchema, state, session_id: sessionIdSchema })
   .passthrough();
 
-/** `GET /tasks`: `{tasks: [...]}`, or the bare list. */
+/** `GET /tasks`: `{items: [...]}` as `agency worker` answers (`taskListSchema`), `{tasks: [...]}`, or the bare list. */
 export const tasksAnswerSchema = z
-  .union([z.array(taskSummarySchema), z.object({ tasks: z.array(taskSummarySchema) }).passthrough()])
-  .transform((answer) => (Array.isArray(answer) ? answer : answer.tasks));
+  .union([
+    z.array(taskSummarySchema),
+    z.object({ items: z.array(taskSummarySchema) }).passthrough(),
+    z.object({ tasks: z.array(taskSummarySchema) }).passthrough(),
+  ])
+  .transform((answer): TaskSummary[] => {
+    if (Array.isArray(answer)) return answer;
+    return 'items' in answer ? (answer.items as TaskSummary[]) : (answer.tasks);
+  });
 
 /** What a cancel answers. */
 export type CancelAnswer = z.infer<typeof cancelAnswerSchema>;
