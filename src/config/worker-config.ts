@@ -60,9 +60,7 @@ export const workerConfigFileSchema = z
           error: 'must be an IP address to listen on, e.g. 127.0.0.1 (the default) or 0.0.0.0',
         })
         .default('127.0.0.1'),
-      executor: z.enum(WORKER_EXECUTORS, {
-        error: `must be one of ${WORKER_EXECUTORS.join(', ')} (a manager is a director: directors/<name>/config.yaml with type: manager)`,
-      }),
+      executor: z.enum(WORKER_EXECUTORS, { error: `must be one of ${WORKER_EXECUTORS.join(', ')}` }),
       /** The default model; a task may ask for another. */
       model: z.string().min(1).max(200).optional(),
       /** The default timeout of a task's run; a task may ask for another. @default '30m' */

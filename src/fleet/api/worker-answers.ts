@@ -38,7 +38,7 @@ export const tasksAnswerSchema = z
   ])
   .transform((answer): TaskSummary[] => {
     if (Array.isArray(answer)) return answer;
-    return 'items' in answer ? (answer.items as TaskSummary[]) : (answer.tasks);
+    return 'items' in answer ? (answer.items as TaskSummary[]) : answer.tasks;
   });
 
 /** What a cancel answers. */

@@ -41,17 +41,21 @@ export const managerConfigFileSchema = z
       /** `file`: plans and gated calls wait for `agency approve`; `auto`: approved at once, both files written. */
       approvals: z.enum(['file', 'auto'], { error: 'must be file or auto' }).default('file'),
       /** The operator policy of its runs. @default the operator config's, else `default` */
-      policy: z.enum(['default', 'strict', 'permissive'], { error: 'must be default, strict or permissive' }).optional(),
+      policy: z
+        .enum(['default', 'strict', 'permissive'], { error: 'must be default, strict or permissive' })
+        .optional(),
       /** The operator config file of its runs (network allowlist, policy, require_tools). @default none */
       operator_config: absolutePathSchema.optional(),
       budgets: budgetsSchema.default({}),
       sandbox: z
         .object({
+          /** Gives the manager the network tools (`http_fetch`…), held to the operator's allowlist. @default false */
+          network: z.boolean({ error: 'must be true or false' }).default(false),
           /** Host paths the manager may read; every workdir it delegates must lie within one of them. */
           read_only_paths: z.array(absolutePathSchema).max(64).default([]),
         })
         .strict()
-        .default({ read_only_paths: [] }),
+        .default({ network: false, read_only_paths: [] }),
       /** How long a delegation waits for an idle worker before it fails with `agent_busy`. @default '1m' */
       wait_for_worker: durationSchema({ min: 0, max: 86_400_000 }).default(60_000),
       session_dir: worker.session_dir,
@@ -75,6 +79,8 @@ export type ManagerSettings = {
   policy: 'default' | 'strict' | 'permissive' | undefined;
   operatorConfig: string | undefined;
   budgets: { maxIterations?: number; maxCostUsd?: number; maxTotalTokens?: number; maxTimeMs?: number };
+  /** Whether its runs have the network tools. */
+  network: boolean;
   /** Where delegated workdirs may lie: the manager reads them, never writes them. */
   readOnlyPaths: string[];
   waitForWorkerMs: number;
@@ -134,6 +140,7 @@ export function resolveManagerConfig(raw: z.output<typeof managerConfigFileSchem
         ...(budgets.max_total_tokens ? { maxTotalTokens: budgets.max_total_tokens } : {}),
         ...(budgets.max_time ? { maxTimeMs: budgets.max_time } : {}),
       },
+      network: raw.sandbox.network,
       readOnlyPaths: raw.sandbox.read_only_paths,
       waitForWorkerMs: raw.wait_for_worker,
     },

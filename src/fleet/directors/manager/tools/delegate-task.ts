@@ -15,7 +15,9 @@ const input = z.object({
     .min(1)
     .max(300)
     .optional()
-    .describe('A worker from list_workers (name or URL); leave out for an idle one, the one used before in this workdir first'),
+    .describe(
+      'A worker from list_workers (name or URL); leave out for an idle one, the one used before in this workdir first',
+    ),
   workdir: z
     .string()
     .min(1)
