@@ -13,7 +13,7 @@ type Exchange = { name: string; args: Record<string, unknown>; result: string };
 const TASK_ID = /task-[0-9a-z]{26}/;
 const SETTLED_BADLY = /state\\?"\s*:\s*\\?"(failed|lost)/;
 
-/** The manager's answers for a goal made of `parts`; `extra` tool calls are made once, after the listing. */
+/** The manager's answers for a goal made of `parts`; `extra` tool calls are made once, after the first awaits. */
 export function managerAnswers({
   parts,
   retryOn,
@@ -46,8 +46,6 @@ function act(
   extra: Array<{ name: string; arguments: Record<string, unknown> }>,
 ) {
   if (done.length === 0) return [{ name: 'list_workers', arguments: {} }];
-  const extraDone = extra.every((call) => done.some((exchange) => exchange.name === call.name));
-  if (!extraDone) return extra;
   const delegations = done.filter((exchange) => exchange.name === 'delegate_task');
   if (delegations.length === 0)
     return parts.map(({ prompt, worker, workdir }) => ({
@@ -59,6 +57,9 @@ function act(
   const pending = delegations.map(idOf).filter((id) => id && !awaited.some((a) => a.args['task_id'] === id));
   if (pending.length > 0)
     return pending.map((id) => ({ name: 'await_task', arguments: { task_id: id, timeout_seconds: 60 } }));
+  // What a worker's output asked for, done as a model that obeyed it would.
+  if (!extra.every((call) => done.some((exchange) => exchange.name === call.name && sameArgs(exchange, call))))
+    return extra;
   const failed = awaited.filter((exchange) => SETTLED_BADLY.test(exchange.result));
   const retries = delegations.slice(parts.length);
   if (retryOn && failed.length > retries.length) {
@@ -99,4 +100,8 @@ function exchanges(messages: ChatMessage[]): Exchange[] {
     }
   }
   return found;
+}
+
+function sameArgs(exchange: Exchange, call: { arguments: Record<string, unknown> }): boolean {
+  return JSON.stringify(exchange.args) === JSON.stringify(call.arguments);
 }
