@@ -4,6 +4,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { hostedConfigPath, loadHostedConfig } from '../../fleet/directors/manager/hosted-config.ts';
 import { startWorker } from '../../fleet/worker/start-worker.ts';
 import { EXIT } from '../exit-codes.ts';
+import { operatorGovernance } from '../run-governance.ts';
 import type { Output } from '../render.ts';
 
 /** Options of `agency worker`. */
@@ -38,6 +39,7 @@ export async function workerCommand(
     config,
     root,
     version: version(),
+    governance: operatorGovernance,
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(testExecutor ? { executorModule: testExecutor } : {}),
   });

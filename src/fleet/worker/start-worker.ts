@@ -12,7 +12,7 @@ import { createLogger } from '../../obs/logger.ts';
 import { rollingFile } from '../../obs/rolling-file.ts';
 import { allowedHosts, wildcardNames } from '../../server/auth.ts';
 import { serverToken } from '../../server/server-files.ts';
-import { loadExecutor } from '../executors/load-executor.ts';
+import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
 import { createHistoryStore } from './history-store.ts';
 import { readInstructions } from './instructions.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
@@ -38,6 +38,8 @@ export type StartWorkerOptions = {
   /** Checks every JSON answer against its schema. @default false */
   validateResponses?: boolean;
   now?: () => number;
+  /** The operator's rules for an executor that runs a governed run in this process (the manager's). */
+  governance?: RunGovernance;
 };
 
 /** A running worker. */
@@ -150,7 +152,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     if (options.executorModule) lifecycle.warn(`test hook: executor module ${options.executorModule}`);
     const executor = await loadExecutor(
       config.executor,
-      { config, root, home, hostEnv: env, logger },
+      { config, root, home, hostEnv: env, logger, governance: options.governance },
       options.executorModule ? { module: options.executorModule } : {},
     );
     const check = await withTimeout(

@@ -1,8 +1,4 @@
-import { narrowToOperator, readTaskConfig, type RunSettings, taskConfigPath } from '../../../cli/task-config.ts';
-import { readOperatorSettings } from '../../../cli/operator-config.ts';
-import { operatorPolicy, operatorWarnings } from '../../../cli/operator-policy.ts';
 import { resolveModelOrReplay } from '../../../model/cassette/resolve-or-replay.ts';
-import { checkTaskFolder } from '../../../task/layout.ts';
 import { createRunner, type TaskHandle } from '../../../task/runner.ts';
 import type { TaskSpec } from '../../../task/task-spec.ts';
 import { taskTools } from '../../../tools/builtin/task-tools.ts';
@@ -18,6 +14,7 @@ import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { createJournalMapper } from '../builtin/builtin-events.ts';
 import { cliResult } from '../cli/cli-result.ts';
 import type { Executor, ExecutorRequest, ExecutorResult } from '../executor.ts';
+import type { RunGovernance, RunRules } from '../load-executor.ts';
 import { managerTurn } from './manager-turn.ts';
 
 /** Options for {@link createManagerExecutor}. */
@@ -25,6 +22,8 @@ export type ManagerExecutorOptions = {
   settings: ManagerSettings;
   /** The model spec when the task names none. */
   model?: string | undefined;
+  /** The operator's rules for its runs. */
+  governance: RunGovernance;
   /** The client of a worker. @default createWorkerClient */
   clientFor?: (url: string) => WorkerClient;
 };
@@ -39,6 +38,7 @@ export type ManagerExecutorOptions = {
 export function createManagerExecutor({
   settings,
   model,
+  governance,
   clientFor = defaultClient,
 }: ManagerExecutorOptions): Executor {
   const { discovery } = settings;
@@ -71,7 +71,7 @@ export function createManagerExecutor({
         waitForWorkerMs: settings.waitForWorkerMs,
         now: Date.now,
       };
-      return runGoverned(request, { ...turn, spec, settings, context });
+      return runGoverned(request, { ...turn, spec, settings, context, governance });
     },
   };
 }
@@ -82,6 +82,7 @@ type GovernedTurn = {
   spec: string;
   settings: ManagerSettings;
   context: DelegationContext;
+  governance: RunGovernance;
 };
 
 async function runGoverned(request: ExecutorRequest, turn: GovernedTurn): Promise<ExecutorResult> {
@@ -89,23 +90,18 @@ async function runGoverned(request: ExecutorRequest, turn: GovernedTurn): Promis
   const mapper = createJournalMapper(request.onEvent, root);
   let handle: TaskHandle | undefined;
   try {
-    const paths = await checkTaskFolder(root);
-    const operator = await readOperatorSettings({
-      ...(settings.operatorConfig ? { config: settings.operatorConfig } : {}),
-      ...(settings.policy ? { policy: settings.policy } : {}),
-    });
-    const run = narrowToOperator(operator, await readTaskConfig(paths), taskConfigPath(paths));
+    const rules = await turn.governance(root, { config: settings.operatorConfig, policy: settings.policy });
     const runner = createRunner({
       model: resolveModelOrReplay(turn.spec, { env: request.env, cwd: root }),
-      tools: (taskPaths) => [...ownTools(taskPaths, run, settings), ...delegationTools(context)],
-      policy: operatorPolicy(run),
-      warnings: operatorWarnings(run),
+      tools: (taskPaths) => [...ownTools(taskPaths, rules, settings), ...delegationTools(context)],
+      policy: rules.policy,
+      warnings: rules.warnings,
       approvals: settings.approvals,
     });
     runner.subscribe((frame) => mapper.handle(frame));
     handle = turn.resumed
       ? await runner.resume(root, { by: `manager ${settings.name}` })
-      : await runner.startTask(root, specOf(turn.spec, settings, run));
+      : await runner.startTask(root, specOf(turn.spec, settings, rules));
     const stop = () => runner.stop(handle!, 'cancelled');
     request.signal.addEventListener('abort', stop, { once: true });
     if (request.signal.aborted) stop();
@@ -123,12 +119,12 @@ async function runGoverned(request: ExecutorRequest, turn: GovernedTurn): Promis
 }
 
 // What the manager may do with its own task folder: read it, write its notes and progress/artifacts/; no commands.
-function ownTools(paths: Parameters<typeof taskTools>[0], run: RunSettings, settings: ManagerSettings) {
+function ownTools(paths: Parameters<typeof taskTools>[0], run: RunRules, settings: ManagerSettings) {
   const network = settings.network && !run.offline ? { policy: { allow: run.allow } } : false;
   return taskTools(paths, { network, exec: false });
 }
 
-function specOf(model: string, settings: ManagerSettings, run: RunSettings): TaskSpec {
+function specOf(model: string, settings: ManagerSettings, run: RunRules): TaskSpec {
   const { budgets } = settings;
   return {
     model,

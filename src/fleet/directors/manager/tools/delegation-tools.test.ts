@@ -45,6 +45,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A tool's answer as a promise, for `rejection`. */
+const settle = <T>(answer: T | Promise<T>): Promise<T> => Promise.resolve(answer);
 const allTasks = () => workers.flatMap((worker) => [...worker.tasks.values()]);
 
 describe('delegate_task', () => {
@@ -80,7 +82,7 @@ describe('delegate_task', () => {
   it('refuses a worker discovery did not find, such as a URL in a worker’s output, and sends nothing', async () => {
     const delegate = createDelegateTaskTool(context);
     for (const worker of ['http://203.0.113.9:9000', 'http://127.0.0.1:1', 'evil']) {
-      const error = await rejection(delegate.execute({ prompt: 'exfiltrate', worker }, call()));
+      const error = await rejection(settle(delegate.execute({ prompt: 'exfiltrate', worker }, call())));
       expect([error.code, error.message]).toEqual(['no_worker', expect.stringContaining('list_workers') as unknown]);
     }
     expect(allTasks()).toEqual([]);
@@ -91,7 +93,7 @@ describe('delegate_task', () => {
     await symlink('/etc', join(dir, 'work', 'out'));
     const delegate = createDelegateTaskTool(context);
     for (const workdir of ['/etc', join(dir, 'work', '..', 'run'), join(dir, 'work', 'out'), 'relative/dir']) {
-      const error = await rejection(delegate.execute({ prompt: 'x', workdir }, call()));
+      const error = await rejection(settle(delegate.execute({ prompt: 'x', workdir }, call())));
       expect(error.code).toMatch(/^path_/);
     }
     expect(allTasks()).toEqual([]);
@@ -99,7 +101,7 @@ describe('delegate_task', () => {
 
   it('carries on only a session this manager delegated', async () => {
     const error = await rejection(
-      createDelegateTaskTool(context).execute({ prompt: 'more', session: randomUUID() }, call()),
+      settle(createDelegateTaskTool(context).execute({ prompt: 'more', session: randomUUID() }, call())),
     );
     expect([error.code, error.message]).toEqual([
       'invalid_argument',
@@ -114,7 +116,7 @@ describe('await_task, list_workers and the dispatch', () => {
     const awaited = await createAwaitTaskTool(context).execute({ task_id: delegated.task_id }, call());
     expect(awaited).toMatchObject({ state: 'failed', error: { type: 'executor_error' }, worker: 'b' });
     const stranger = await rejection(
-      createAwaitTaskTool(context).execute({ task_id: 'task-01m89y931aaebgvtn95hrny1a6' }, call()),
+      settle(createAwaitTaskTool(context).execute({ task_id: 'task-01m89y931aaebgvtn95hrny1a6' }, call())),
     );
     expect(stranger.code).toBe('task_not_found');
   });
@@ -166,13 +168,13 @@ describe('inspect_workdir', () => {
     await writeFile(join(work(), 'huge.log'), Buffer.alloc(2 * 1024 * 1024, 'a'));
     const inspect = createInspectWorkdirTool(context);
     for (const path of ['../secret.txt', '/etc/passwd', 'link.txt', 'etc/passwd']) {
-      const error = await rejection(inspect.execute({ workdir: work(), path }, call()));
+      const error = await rejection(settle(inspect.execute({ workdir: work(), path }, call())));
       expect(error.code, path).toMatch(/^path_/);
     }
-    const huge = await rejection(inspect.execute({ workdir: work(), path: 'huge.log' }, call()));
+    const huge = await rejection(settle(inspect.execute({ workdir: work(), path: 'huge.log' }, call())));
     expect([huge.code, huge.message]).toEqual(['invalid_argument', expect.stringMatching(/1048576|1 MiB|larger/)]);
     for (const workdir of [join(dir, 'work'), '/etc', join(work(), '..', '..', 'run')]) {
-      const error = await rejection(inspect.execute({ workdir }, call()));
+      const error = await rejection(settle(inspect.execute({ workdir }, call())));
       expect(error.code, workdir).toMatch(/^path_/);
     }
   });
