@@ -249,4 +249,28 @@ describe('the manager director', () => {
     expect(text).not.toContain('root:x:0:0');
     expect(await history(fleet.one)).toHaveLength(1);
   }, 120_000);
+
+  it('cancelled while it awaits a delegation, stops within seconds, keeps its journal and cancels the delegation', async () => {
+    const { manager } = await startManager({ parts: [{ prompt: 'sleep 60000', worker: 'w-one' }] });
+    const created = await manager.json<{ task_id: string; session_id: string }>('/task', {
+      json: { prompt: 'Have w-one sleep long.' },
+    });
+    for (;;) {
+      const frames = await journalOf(created.session_id).catch(() => [] as EventFrame[]);
+      if (frames.some((frame) => frame.type === 'tool.call' && frame.data?.['tool'] === 'await_task')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const asked = performance.now();
+    expect((await manager.api(`/task/${created.task_id}/cancel`, { method: 'POST' })).status).toBe(200);
+    const done = await waitForState(manager, created.task_id, ['cancelled', 'failed', 'idle'], 30_000);
+    expect(performance.now() - asked).toBeLessThan(10_000);
+    expect(done).toMatchObject({ state: 'cancelled' });
+    const frames = await journalOf(created.session_id);
+    expect(frames.at(-1)).toMatchObject({ type: 'finish', data: { reason: 'cancelled' } });
+    // The delegation nobody awaits any more is cancelled on its worker.
+    const [delegated] = await history(fleet.one);
+    expect(await waitForState(fleet.one, delegated!.task_id, ['cancelled'], 30_000)).toMatchObject({
+      state: 'cancelled',
+    });
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import { createRunner, type TaskHandle } from '../../../task/runner.ts';
 import type { TaskSpec } from '../../../task/task-spec.ts';
 import { taskTools } from '../../../tools/builtin/task-tools.ts';
 import { createDiscovery } from '../../discovery/discovery.ts';
+import { cancelDelegations } from '../../directors/manager/tools/cancel-delegations.ts';
 import { createLocalDispatch } from '../../directors/manager/local-dispatch.ts';
 import type { ManagerSettings } from '../../directors/manager/manager-config.ts';
 import {
@@ -106,6 +107,8 @@ async function runGoverned(request: ExecutorRequest, turn: GovernedTurn): Promis
     request.signal.addEventListener('abort', stop, { once: true });
     if (request.signal.aborted) stop();
     await runner.run(handle).finally(() => request.signal.removeEventListener('abort', stop));
+    if (request.signal.aborted)
+      for (const message of await cancelDelegations(context)) request.onEvent({ type: 'warning', message });
   } catch (error) {
     return { ...failed(`The manager's governed run failed: ${String(error)}`), ...withoutError(mapper.finish()) };
   }
