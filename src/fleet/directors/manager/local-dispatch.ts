@@ -1,5 +1,5 @@
 import { AgencyError } from '../../../core/errors.ts';
-import { type Component, isTaskableAgent } from '../../discovery/component.ts';
+import type { Component } from '../../discovery/component.ts';
 import type { WorkerClient } from '../../worker-client.ts';
 import { followTask } from '../cli/follow-task.ts';
 import { placeTask } from '../cli/place-task.ts';
@@ -7,28 +7,26 @@ import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../task-disp
 
 /** What {@link createLocalDispatch} works with. */
 export type LocalDispatchOptions = {
-  /** The components discovery finds now, freshly polled. */
-  discover(): Promise<Component[]>;
-  clientFor(url: string): WorkerClient;
-  /** Polls in a row without an answer after which a worker counts as lost. @default 5 */
-  lostAfter?: number;
-  /** How long without an answer a worker counts as lost. @default 10_000 */
+  /** The components to choose from, freshly polled (a discovery's `refresh`). */
+  candidates: () => Promise<Component[]>;
+  clientFor: (url: string) => WorkerClient;
+  /** How long a worker may not answer while a task is followed before the task counts as lost. @default 10_000 */
   lostAfterMs?: number;
 };
 
 /**
- * A {@link TaskDispatch} over discovery and HTTP on one machine: a task goes to an idle taskable agent (the CLI
- * director's routing, `prefer` first), and is followed by polling its worker. A worker that stops answering, or
+ * A {@link TaskDispatch} over discovery and HTTP on one machine: a task goes to an idle worker among the candidates
+ * (the CLI director's routing, `prefer` first), and is followed by polling its worker. A worker that stops answering, or
  * that restarted and reports the task `worker_lost`, settles it as `lost`.
  */
 export function createLocalDispatch(options: LocalDispatchOptions): TaskDispatch {
-  const { discover, clientFor, lostAfter = 5, lostAfterMs = 10_000 } = options;
+  const { candidates, clientFor, lostAfterMs = 10_000 } = options;
   const on = (task: DispatchedTask) => clientFor(task.worker.url);
   const signalOf = (signal: AbortSignal | undefined) => (signal ? { signal } : {});
   return {
     async dispatch({ prefer, waitMs = 0, ...request }, { signal } = {}) {
       const placed = await placeTask({
-        candidates: async () => preferred((await discover()).filter(isTaskableAgent), prefer),
+        candidates: async () => preferred(await candidates(), prefer),
         send: (client) => client.submit(request, signalOf(signal)),
         clientFor,
         waitMs,
@@ -46,7 +44,7 @@ export function createLocalDispatch(options: LocalDispatchOptions): TaskDispatch
         const settled = await followTask({
           client: on(task),
           taskId: task.task_id,
-          lostAfter,
+          lostAfter: Number.POSITIVE_INFINITY,
           lostAfterMs,
           ...signalOf(signal),
         });

@@ -2,6 +2,7 @@ import { resolveModelOrReplay } from '../../../model/cassette/resolve-or-replay.
 import { createRunner, type TaskHandle } from '../../../task/runner.ts';
 import type { TaskSpec } from '../../../task/task-spec.ts';
 import { taskTools } from '../../../tools/builtin/task-tools.ts';
+import { isTaskableAgent } from '../../discovery/component.ts';
 import { createDiscovery } from '../../discovery/discovery.ts';
 import { cancelDelegations } from '../../directors/manager/tools/cancel-delegations.ts';
 import { createLocalDispatch } from '../../directors/manager/local-dispatch.ts';
@@ -49,7 +50,11 @@ export function createManagerExecutor({
       urls: discovery.static,
       clientFor,
     }).refresh();
-  const dispatch = createLocalDispatch({ discover, clientFor });
+  // Delegations go to agents only: never to a director, this manager among them.
+  const dispatch = createLocalDispatch({
+    candidates: async () => (await discover()).filter(isTaskableAgent),
+    clientFor,
+  });
   return {
     kind: 'manager',
     check: async () => ({ ok: true, version: 'governed runner with delegation tools' }),

@@ -29,7 +29,7 @@ beforeEach(async () => {
   context = {
     ledger: createDelegationLedger(join(dir, 'run')),
     discover,
-    dispatch: createLocalDispatch({ discover, clientFor, lostAfter: 2, lostAfterMs: 500 }),
+    dispatch: createLocalDispatch({ candidates: discover, clientFor, lostAfterMs: 500 }),
     clientFor,
     readablePaths: [join(dir, 'work')],
     waitForWorkerMs: 0,
