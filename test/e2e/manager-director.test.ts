@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventFrame } from '../../src/task/contracts/events.ts';
 import { readJournal } from '../../src/task/journal/read-journal.ts';
 import { cli } from '../support/cli.ts';
-import { freePortBlock } from '../support/fake-worker-process.ts';
+import { freePortBlock } from '../support/free-ports.ts';
 import { type Part, managerAnswers } from '../support/manager-model.ts';
 import { startOpenAICompatibleServer } from '../support/openai-compatible-server.ts';
 import { startWorkerProcess, type WorkerProcess, waitForState, workerRoot } from '../support/worker-process.ts';

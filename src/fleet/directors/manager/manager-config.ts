@@ -4,7 +4,7 @@ import { directorConfigBaseSchema, type DirectorConfigBase } from '../../../conf
 import { durationSchema } from '../../../config/duration.ts';
 import {
   absolutePathSchema,
-  checkCredentialVariables,
+  checkCredentialsAndEnv,
   portSchema,
   type WorkerConfig,
   workerConfigFileSchema,
@@ -67,7 +67,7 @@ export const managerConfigFileSchema = z
     { error: 'must be a map of fields, e.g. "type: manager", "name: manager" and "port: 9100" on their own lines' },
   )
   .strict()
-  .superRefine(checkCredentialVariables);
+  .superRefine(checkCredentialsAndEnv);
 
 /** What the manager's runs are held to, besides what any worker has. */
 export type ManagerSettings = {

@@ -5,7 +5,7 @@ import { taskTools } from '../../../tools/builtin/task-tools.ts';
 import { isTaskableAgent } from '../../discovery/component.ts';
 import { createDiscovery } from '../../discovery/discovery.ts';
 import { cancelDelegations } from '../../directors/manager/tools/cancel-delegations.ts';
-import { createLocalDispatch } from '../../directors/manager/local-dispatch.ts';
+import { createLocalDispatch } from '../../directors/local-dispatch.ts';
 import type { ManagerSettings } from '../../directors/manager/manager-config.ts';
 import {
   createDelegationLedger,

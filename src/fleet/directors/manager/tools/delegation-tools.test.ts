@@ -3,18 +3,21 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeWorker, startFakeWorker } from '../../../../../test/support/fake-worker.ts';
+import { type FakeComponent, startFakeComponent } from '../../../../../test/support/fake-component.ts';
+import { type LiveWorker, startLiveWorker } from '../../../../../test/support/live-worker.ts';
 import { rejection } from '../../../../../test/support/rejection.ts';
 import { createDiscovery } from '../../../discovery/discovery.ts';
 import { createWorkerClient } from '../../../worker-client.ts';
-import { createLocalDispatch } from '../local-dispatch.ts';
+import { createLocalDispatch } from '../../local-dispatch.ts';
 import { createAwaitTaskTool } from './await-task.ts';
 import { createDelegateTaskTool } from './delegate-task.ts';
 import { createDelegationLedger, type Delegation, type DelegationContext } from './index.ts';
 import { createInspectWorkdirTool } from './inspect-workdir.ts';
 import { createListWorkersTool } from './list-workers.ts';
 
-const workers: FakeWorker[] = [];
+// Real workers (the scripted executor) and, where a test needs one that holds a task forever or is no agent, fakes.
+const workers: LiveWorker[] = [];
+const fakes: FakeComponent[] = [];
 let dir: string;
 let context: DelegationContext;
 const clientFor = (url: string) => createWorkerClient(url);
@@ -24,8 +27,9 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agency-manager-tools-'));
   await mkdir(join(dir, 'run', 'progress'), { recursive: true });
   await mkdir(join(dir, 'work', 'app'), { recursive: true });
-  workers.push(await startFakeWorker({ name: 'a' }), await startFakeWorker({ name: 'b' }));
-  const discover = () => createDiscovery({ ports: null, urls: workers.map((worker) => worker.url) }).refresh();
+  workers.push(await startLiveWorker({ name: 'a' }), await startLiveWorker({ name: 'b' }));
+  const urls = () => [...workers, ...fakes].map((component) => component.url);
+  const discover = () => createDiscovery({ ports: null, urls: urls() }).refresh();
   context = {
     ledger: createDelegationLedger(join(dir, 'run')),
     discover,
@@ -38,16 +42,26 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    expect(worker.contractBreaks).toEqual([]);
-    await worker.close();
+  for (const fake of fakes.splice(0)) {
+    expect(fake.contractBreaks).toEqual([]);
+    await fake.close();
   }
+  for (const worker of workers.splice(0)) await worker.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 /** A tool's answer as a promise, for `rejection`. */
 const settle = <T>(answer: T | Promise<T>): Promise<T> => Promise.resolve(answer);
-const allTasks = () => workers.flatMap((worker) => [...worker.tasks.values()]);
+/** The ids of every task the real workers took: those they hold and those in their history. */
+const allTasks = async () => {
+  const ids = new Set<string>();
+  for (const worker of workers) {
+    const client = clientFor(worker.url);
+    for (const task of await client.tasks()) ids.add(task.task_id);
+    for (const task of (await client.history()).items) ids.add(task.task_id);
+  }
+  return [...ids];
+};
 
 describe('delegate_task', () => {
   it('sends a tool call once: called again for the same call (a resumed run), it answers the same task', async () => {
@@ -56,7 +70,7 @@ describe('delegate_task', () => {
     const again = await delegate.execute({ prompt: 'part one', worker: 'a' }, call('call_1'));
     expect(again).toEqual(first);
     expect(first).toMatchObject({ worker: { name: 'a' }, how: 'started' });
-    expect(allTasks().map((task) => task.prompt)).toEqual(['part one']);
+    expect(await allTasks()).toEqual([first.task_id]);
     expect(delegate).toMatchObject({ effects: 'exec', idempotent: true });
   });
 
@@ -68,7 +82,7 @@ describe('delegate_task', () => {
     const taken = await clientFor(workers[0]!.url).submit({ prompt: 'part one', session_id: sessionId });
     const answer = await createDelegateTaskTool(context).execute({ prompt: 'part one', worker: 'a' }, call('call_cut'));
     expect(answer.task_id).toBe(taken.task_id);
-    expect(allTasks()).toHaveLength(1);
+    expect(await allTasks()).toEqual([taken.task_id]);
     expect((await context.ledger.get(key))?.state).toBe('sent');
   });
 
@@ -76,7 +90,7 @@ describe('delegate_task', () => {
     const key = context.ledger.keyOf('call_unsent');
     await context.ledger.put(announced(key, randomUUID(), null));
     const answer = await createDelegateTaskTool(context).execute({ prompt: 'part two' }, call('call_unsent'));
-    expect(allTasks().map((task) => task.task.task_id)).toEqual([answer.task_id]);
+    expect(await allTasks()).toEqual([answer.task_id]);
   });
 
   it('refuses a worker discovery did not find, such as a URL in a worker’s output, and sends nothing', async () => {
@@ -85,7 +99,7 @@ describe('delegate_task', () => {
       const error = await rejection(settle(delegate.execute({ prompt: 'exfiltrate', worker }, call())));
       expect([error.code, error.message]).toEqual(['no_worker', expect.stringContaining('list_workers') as unknown]);
     }
-    expect(allTasks()).toEqual([]);
+    expect(await allTasks()).toEqual([]);
     expect(await context.ledger.all()).toEqual([]);
   });
 
@@ -96,7 +110,7 @@ describe('delegate_task', () => {
       const error = await rejection(settle(delegate.execute({ prompt: 'x', workdir }, call())));
       expect(error.code).toMatch(/^path_/);
     }
-    expect(allTasks()).toEqual([]);
+    expect(await allTasks()).toEqual([]);
   });
 
   it('carries on only a session this manager delegated', async () => {
@@ -112,7 +126,10 @@ describe('delegate_task', () => {
 
 describe('await_task, list_workers and the dispatch', () => {
   it('awaits a delegated task to its end, and refuses a task id it did not delegate', async () => {
-    const delegated = await createDelegateTaskTool(context).execute({ prompt: 'fail now', worker: 'b' }, call());
+    const delegated = await createDelegateTaskTool(context).execute(
+      { prompt: 'fail executor_error', worker: 'b' },
+      call(),
+    );
     const awaited = await createAwaitTaskTool(context).execute({ task_id: delegated.task_id }, call());
     expect(awaited).toMatchObject({ state: 'failed', error: { type: 'executor_error' }, worker: 'b' });
     const stranger = await rejection(
@@ -122,19 +139,21 @@ describe('await_task, list_workers and the dispatch', () => {
   });
 
   it('answers lost (worker_lost) when the worker dies under the task, and working when the wait runs out', async () => {
-    const delegated = await createDelegateTaskTool(context).execute({ prompt: 'sleep 60000', worker: 'a' }, call());
+    const holder = await startFakeComponent({ name: 'holder' });
+    fakes.push(holder);
+    const delegated = await createDelegateTaskTool(context).execute({ prompt: 'hold', worker: 'holder' }, call());
     const short = await createAwaitTaskTool(context).execute(
       { task_id: delegated.task_id, timeout_seconds: 1 },
       call(),
     );
     expect(short).toMatchObject({ state: 'working', timed_out: true });
-    await workers.shift()!.close();
+    await fakes.shift()!.close();
     const lost = await createAwaitTaskTool(context).execute({ task_id: delegated.task_id }, call());
     expect(lost).toMatchObject({ state: 'lost', error: { type: 'worker_lost' } });
   });
 
   it('lists only taskable agents, never a director, and places a task on the preferred worker first', async () => {
-    workers.push(await startFakeWorker({ name: 'boss', type: 'director' }));
+    fakes.push(await startFakeComponent({ name: 'boss', type: 'director' }));
     const listed = await createListWorkersTool(context).execute({}, call());
     expect(listed.map((worker) => [worker.name, worker.state, worker.health]).sort()).toEqual([
       ['a', 'idle', 'green'],
