@@ -4,8 +4,8 @@
 // model's would be, so a resumed run gets the answers its journal calls for.
 import { type ChatMessage, type PhaseAnswers, textOf } from './openai-compatible-server.ts';
 
-/** One part of the goal: its prompt for a worker, and the worker to send it to. */
-export type Part = { prompt: string; worker: string; workdir?: string };
+/** One part of the goal: its prompt for a worker, and the worker to send it to (else the manager picks one). */
+export type Part = { prompt: string; worker?: string; workdir?: string };
 
 /** A tool call the manager made in the act phase, with the text of its result. */
 type Exchange = { name: string; args: Record<string, unknown>; result: string };
@@ -50,7 +50,7 @@ function act(
   if (delegations.length === 0)
     return parts.map(({ prompt, worker, workdir }) => ({
       name: 'delegate_task',
-      arguments: { prompt, worker, ...(workdir ? { workdir } : {}) },
+      arguments: { prompt, ...(worker ? { worker } : {}), ...(workdir ? { workdir } : {}) },
     }));
   const awaited = done.filter((exchange) => exchange.name === 'await_task');
   const idOf = (exchange: Exchange) => TASK_ID.exec(exchange.result)?.[0];
