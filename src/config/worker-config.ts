@@ -1,12 +1,15 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { EXECUTOR_KINDS, type ExecutorKind } from '../fleet/api/worker-schemas.ts';
+import type { ExecutorKind } from '../fleet/api/worker-schemas.ts';
 import type { AgencyRoot } from './agency-root.ts';
 import { durationSchema } from './duration.ts';
 import { readYamlConfig } from './yaml-file.ts';
 
 /** The log levels a config may set. */
 export const CONFIG_LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The executors a worker's config may name; the manager's runs only as a director. */
+export const WORKER_EXECUTORS = ['builtin', 'claude', 'codex'] as const;
 
 /** An instance's name: the directory under `agents/` or `directors/`. */
 export const instanceNameSchema = z
@@ -36,7 +39,8 @@ const credentialName = z
     /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
     'must be the name of a file in AGENCY_ROOT/credentials/ (letters, digits, ".", "-", "_"), e.g. claude-token',
   );
-const absolutePath = z
+/** An absolute host path in a config. */
+export const absolutePathSchema = z
   .string({ error: 'must be an absolute path, e.g. /opt/tools' })
   .refine((path) => isAbsolute(path) && !path.includes('\0'), 'must be an absolute path, e.g. /opt/tools');
 
@@ -45,9 +49,9 @@ const sandboxSchema = z
     /** Share the host's network (executors reach their model API over it). @default true */
     network: z.boolean({ error: 'must be true or false (YAML 1.2 reads on/off and yes/no as text)' }).default(true),
     /** More host paths the executor may read. */
-    read_only_paths: z.array(absolutePath).max(64).default([]),
+    read_only_paths: z.array(absolutePathSchema).max(64).default([]),
     /** More host paths the executor may write, besides its session directory. */
-    read_write_paths: z.array(absolutePath).max(64).default([]),
+    read_write_paths: z.array(absolutePathSchema).max(64).default([]),
   })
   .strict();
 
@@ -60,7 +64,7 @@ export const workerConfigFileSchema = z
       port: portSchema,
       /** @default '127.0.0.1' */
       bind: bindSchema.default('127.0.0.1'),
-      executor: z.enum(EXECUTOR_KINDS, { error: `must be one of ${EXECUTOR_KINDS.join(', ')}` }),
+      executor: z.enum(WORKER_EXECUTORS, { error: `must be one of ${WORKER_EXECUTORS.join(', ')}` }),
       /** The default model; a task may ask for another. */
       model: z.string().min(1).max(200).optional(),
       /** The default timeout of a task's run; a task may ask for another. @default '30m' */
@@ -90,33 +94,42 @@ export const workerConfigFileSchema = z
     { error: 'must be a map of fields, e.g. "port: 9000" and "executor: claude" on their own lines' },
   )
   .strict()
-  .superRefine((config, context) => {
-    const targets = new Map<string, string>();
-    for (const [file, variable] of Object.entries(config.credentials)) {
-      const other = targets.get(variable);
-      if (other)
-        context.addIssue({
-          code: 'custom',
-          path: ['credentials', file],
-          message: `${variable} is already the variable of credential "${other}"; give each credential its own`,
-        });
-      targets.set(variable, file);
-    }
-    for (const variable of Object.keys(config.env))
-      if (targets.has(variable))
-        context.addIssue({
-          code: 'custom',
-          path: ['env', variable],
-          message: `${variable} is the variable of credential "${targets.get(variable)}"; remove it from env`,
-        });
-    for (const [variable, value] of Object.entries(config.env))
-      if (variable.endsWith('_BASE_URL') && !isHttpUrl(value))
-        context.addIssue({
-          code: 'custom',
-          path: ['env', variable],
-          message: 'must be an http(s) URL of the model API, e.g. https://llm-proxy.internal or http://127.0.0.1:8080',
-        });
-  });
+  .superRefine(checkCredentialsAndEnv);
+
+/**
+ * Refuses two credentials mapped to one variable, an `env` entry that is a credential's variable, and an
+ * executor endpoint (`*_BASE_URL`) that is not an http(s) URL.
+ */
+export function checkCredentialsAndEnv(
+  config: { credentials: Record<string, string>; env: Record<string, string> },
+  context: z.RefinementCtx,
+): void {
+  const targets = new Map<string, string>();
+  for (const [file, variable] of Object.entries(config.credentials)) {
+    const other = targets.get(variable);
+    if (other)
+      context.addIssue({
+        code: 'custom',
+        path: ['credentials', file],
+        message: `${variable} is already the variable of credential "${other}"; give each credential its own`,
+      });
+    targets.set(variable, file);
+  }
+  for (const variable of Object.keys(config.env))
+    if (targets.has(variable))
+      context.addIssue({
+        code: 'custom',
+        path: ['env', variable],
+        message: `${variable} is the variable of credential "${targets.get(variable)}"; remove it from env`,
+      });
+  for (const [variable, value] of Object.entries(config.env))
+    if (variable.endsWith('_BASE_URL') && !isHttpUrl(value))
+      context.addIssue({
+        code: 'custom',
+        path: ['env', variable],
+        message: 'must be an http(s) URL of the model API, e.g. https://llm-proxy.internal or http://127.0.0.1:8080',
+      });
+}
 
 // An executor's endpoint (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`): a CLI given anything else fails only at its
 // first request, with a message that does not name the config.

@@ -104,6 +104,38 @@ describe('agency validate', () => {
     );
   });
 
+  it("checks a manager's config as agency worker reads it: its own fields, its credentials, and a good one passes", async () => {
+    const root = await dataRoot({
+      'directors/boss/config.yaml': [
+        'type: manager',
+        'name: boss',
+        'port: 9100',
+        'approvals: sometimes',
+        'sandbox:',
+        '  read_write_paths: [/srv]',
+        'wait_for_worker: soon',
+        '',
+      ].join('\n'),
+      'directors/lead/config.yaml':
+        'type: manager\nname: lead\nport: 9101\nmodel: openai:gpt-4.1\ncredentials:\n  openai-key: OPENAI_API_KEY\n',
+      'directors/url/config.yaml': 'type: manager\nname: url\nport: 9103\nenv:\n  OPENAI_BASE_URL: ftp://models\n',
+      'directors/ok/config.yaml':
+        'type: manager\nname: ok\nport: 9102\nmodel: openai:gpt-4.1\nsandbox:\n  read_only_paths: [/srv/work]\n',
+    });
+    const result = await cli(['validate', '--all', '--root', root]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('ok       directors/ok/config.yaml: director ok (manager) on port 9102\n');
+    const boss = join(root, 'directors/boss/config.yaml');
+    expect(result.stderr).toContain('invalid  directors/boss/config.yaml (director):\n');
+    expect(result.stderr).toContain(`${boss}:4:1: approvals: must be file or auto`);
+    expect(result.stderr).toContain(`${boss}:6:3: sandbox.read_write_paths:`);
+    expect(result.stderr).toContain(`${boss}:7:1: wait_for_worker: must be a duration`);
+    expect(result.stderr).toContain(
+      `${join(root, 'directors/url/config.yaml')}:5:3: env.OPENAI_BASE_URL: must be an http(s) URL of the model API`,
+    );
+    expect(result.stderr).toMatch(/invalid {2}directors\/lead\/config\.yaml \(director\):\n {2}.*openai-key/);
+  });
+
   it('wants a file or --all', async () => {
     const result = await cli(['validate']);
     expect(result.code).toBe(2);

@@ -2,20 +2,23 @@
 // real model would, over real HTTP. It lets the CLI be tested end to end through @ai-sdk/openai-compatible.
 import { createServer, type Server } from 'node:http';
 
-type ChatMessage = {
+/** A message of a Chat Completions request. */
+export type ChatMessage = {
   role: string;
   content?: string | Array<{ type: string; text?: string }> | null;
-  tool_calls?: unknown[];
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
 };
 type ToolCall = { name: string; arguments: Record<string, unknown> };
 
-function textOf(message: ChatMessage): string {
+/** The text of a message. */
+export function textOf(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
   return (message.content ?? []).map((part) => part.text ?? '').join('');
 }
 
-/** What the server answers: text, or tool calls, for the request's phase and turn within it. */
-export type PhaseAnswers = (phase: string, turn: number) => string | ToolCall[];
+/** What the server answers: text, or tool calls, for the request's phase and turn within it (and its messages). */
+export type PhaseAnswers = (phase: string, turn: number, messages: ChatMessage[]) => string | ToolCall[];
 
 /** The default answers: read the input, plan one write, write it, verify it. */
 export const summariseAnswers: PhaseAnswers = (phase, turn) => {
@@ -72,7 +75,7 @@ export async function startOpenAICompatibleServer(
           break;
         }
       }
-      const answer = answers(phase, turn);
+      const answer = answers(phase, turn, messages);
       const message =
         typeof answer === 'string'
           ? { role: 'assistant', content: answer }

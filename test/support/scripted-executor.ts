@@ -7,6 +7,7 @@
 //   write <file>       writes <file> in its working directory and lists the directory
 //   fail <type>        fails with that error type
 //   anything else      answers "done: <text>"
+// A worker started with SCRIPTED_EXECUTOR_FAIL=<type> fails every task with that error type.
 import { createHash } from 'node:crypto';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,7 +23,10 @@ export function createExecutor(setup: ExecutorSetup): Executor {
       await new Promise((resolve) => setTimeout(resolve, Number(setup.hostEnv.SCRIPTED_EXECUTOR_CHECK_MS ?? 0)));
       return { ok: true, version: 'scripted 1.0' };
     },
-    run: (request) => run(request),
+    run: (request) => {
+      const failing = setup.hostEnv.SCRIPTED_EXECUTOR_FAIL;
+      return failing ? run({ ...request, prompt: `fail ${failing}` }) : run(request);
+    },
   };
 }
 

@@ -108,7 +108,10 @@ export function registerWorkerCommand(program: Command, wrap: WrapAction, out: O
   program
     .command('worker')
     .description('Run an agent daemon: tasks over HTTP, one at a time, with sessions and history (docs/fleet.md)')
-    .argument('[name]', 'the worker: its config is agents/<name>/config.yaml under the data root')
+    .argument(
+      '[name]',
+      "the worker: its config is agents/<name>/config.yaml under the data root, else the manager director's directors/<name>/config.yaml",
+    )
     .option('--config <file>', 'a config file instead (its directory is the instance directory)')
     .option('--root <dir>', 'the data root (default: $AGENCY_ROOT, else ~/.agency)')
     .option('--port <n>', "instead of the config's port (0 picks a free one)", whole('a port number', 0, 65_535))

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
-import { loadWorkerConfig, workerConfigPath } from '../../config/worker-config.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { hostedConfigPath, loadHostedConfig } from '../../fleet/directors/manager/hosted-config.ts';
 import { startWorker } from '../../fleet/worker/start-worker.ts';
 import { EXIT } from '../exit-codes.ts';
+import { operatorGovernance } from '../run-governance.ts';
 import type { Output } from '../render.ts';
 
 /** Options of `agency worker`. */
@@ -16,7 +17,8 @@ export type WorkerCommandOptions = { config?: string; root?: string; port?: numb
 export const TEST_EXECUTOR_VARIABLE = 'AGENCY_WORKER_TEST_EXECUTOR';
 
 /**
- * `agency worker <name>` (or `--config <file>`): the agent daemon of seed 004. Prints its URL at once, then `ready`
+ * `agency worker <name>` (or `--config <file>`): the agent daemon of seed 004; given the manager director's config
+ * (`directors/<name>/config.yaml`, `type: manager`), the manager, hosted by the same daemon (docs/directors.md). Prints its URL at once, then `ready`
  * once its executor passed its check; runs until `POST /shutdown`, SIGINT or SIGTERM (which cancel a running task).
  * Exit 0 after a shutdown, 1 when the executor failed its check, 2 for a bad config or credential.
  */
@@ -31,12 +33,13 @@ export async function workerCommand(
     return EXIT.usage;
   }
   const root = options.root ? agencyRootAt(options.root) : agencyRoot();
-  const config = await loadWorkerConfig(options.config ?? workerConfigPath(root, name!));
+  const config = await loadHostedConfig(options.config ?? hostedConfigPath(root, name!));
   const testExecutor = process.env[TEST_EXECUTOR_VARIABLE];
   const running = await startWorker({
     config,
     root,
     version: packageVersion(),
+    governance: operatorGovernance,
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(testExecutor ? { executorModule: testExecutor } : {}),
   });

@@ -35,8 +35,8 @@ export const TASK_ERROR_TYPES = [
   'internal',
 ] as const;
 
-/** The executors a worker can run. */
-export const EXECUTOR_KINDS = ['builtin', 'claude', 'codex'] as const;
+/** The executors a worker can run; `manager` is the manager director's (docs/directors.md), not a worker config's. */
+export const EXECUTOR_KINDS = ['builtin', 'claude', 'codex', 'manager'] as const;
 
 /** A task's id on a worker. */
 export const workerTaskIdSchema = z.string().regex(/^task-[0-9a-z]{26}$/, 'must be a worker task id (task-…)');

@@ -79,9 +79,19 @@ export function isTaskableAgent(component: Component): boolean {
   return component.status?.type === 'agent' && component.status.interfaces.includes('taskable');
 }
 
-/** True for a taskable agent that answered its last poll and is idle: a task sent now should be taken. */
+/** True for a component that takes tasks through the `/task` API: an agent, or a taskable director (the manager). */
+export function isTaskable(component: Component): boolean {
+  return component.status?.interfaces.includes('taskable') === true;
+}
+
+/** True for a taskable director: it takes a task only when named (`agency task --agent manager`), never by routing. */
+export function isTaskableDirector(component: Component): boolean {
+  return isTaskable(component) && component.status?.type === 'director';
+}
+
+/** True for a taskable component that answered its last poll and is idle: a task sent now should be taken. */
 export function isIdleWorker(component: Component): boolean {
-  return isTaskableAgent(component) && component.health === 'green' && component.status?.state === 'idle';
+  return isTaskable(component) && component.health === 'green' && component.status?.state === 'idle';
 }
 
 /**

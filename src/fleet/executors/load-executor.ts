@@ -4,6 +4,7 @@ import type { AgencyRoot } from '../../config/agency-root.ts';
 import type { WorkerConfig } from '../../config/worker-config.ts';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../obs/logger.ts';
+import type { Policy } from '../../policy/create-policy.ts';
 import type { ExecutorKind } from '../api/worker-schemas.ts';
 import type { Executor } from './executor.ts';
 
@@ -17,7 +18,31 @@ export type ExecutorSetup = {
   /** The worker's own environment, for finding binaries (`CLAUDE_BIN`, `PATH`); never passed on whole. */
   hostEnv: Readonly<Record<string, string | undefined>>;
   logger: Logger;
+  /** The operator's rules for a governed run in this process (the manager's); `agency worker` passes them. */
+  governance?: RunGovernance | undefined;
 };
+
+/** What an operator allows a governed run: its policy and warnings, and what its tools may reach. */
+export type RunRules = {
+  policy: Policy;
+  /** Journaled when the run starts or resumes (a permissive policy, no sandbox). */
+  warnings: string[];
+  /** Tools whose every call needs an approval. */
+  requireTools: string[];
+  /** Hosts the network tools may reach without approval. */
+  allow: string[];
+  offline: boolean;
+};
+
+/**
+ * The rules for the governed run in the task root `root`, from the operator's config (`config`, else
+ * `AGENCY_CONFIG`, else the default file) and policy, narrowed by the task's `task/agency.json`, as `agency run`
+ * reads them.
+ */
+export type RunGovernance = (
+  root: string,
+  flags: { config?: string | undefined; policy?: 'default' | 'strict' | 'permissive' | undefined },
+) => Promise<RunRules>;
 
 /** What an executor's module exports: `src/fleet/executors/<kind>/index.ts`. */
 export type ExecutorModule = {

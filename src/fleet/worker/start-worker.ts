@@ -13,7 +13,7 @@ import { createLogger } from '../../obs/logger.ts';
 import { rollingFile } from '../../obs/rolling-file.ts';
 import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
 import { apiToken } from '../../http/token-file.ts';
-import { loadExecutor } from '../executors/load-executor.ts';
+import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
 import { createHistoryStore } from './history-store.ts';
 import { readInstructions } from './instructions.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
@@ -46,6 +46,8 @@ export type StartWorkerOptions = {
    * how it ended (tasks get 503 meanwhile). @default 2000
    */
   lingerMs?: number;
+  /** The operator's rules for an executor that runs a governed run in this process (the manager's). */
+  governance?: RunGovernance;
 };
 
 /** A running worker. */
@@ -190,14 +192,14 @@ function closer(server: Server, { worker, lifecycle }: Instance, lingerMs: numbe
 // Reads the history (rewriting lost tasks), loads the executor and runs its check; resolves with its version.
 async function becomeReady(
   { worker, lifecycle, home, env, logger }: Instance,
-  { config, root, executorModule }: StartWorkerOptions,
+  { config, root, executorModule, governance }: StartWorkerOptions,
 ): Promise<string> {
   const { lost, idle } = await worker.recover();
   if (lost + idle > 0) lifecycle.info(`history: ${lost} task(s) marked worker_lost, ${idle} idle session(s) kept`);
   if (executorModule) lifecycle.warn(`test hook: executor module ${executorModule}`);
   const executor = await loadExecutor(
     config.executor,
-    { config, root, home, hostEnv: env, logger },
+    { config, root, home, hostEnv: env, logger, governance },
     executorModule ? { module: executorModule } : {},
   );
   const check = await withTimeout(

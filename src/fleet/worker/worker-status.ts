@@ -33,7 +33,8 @@ export function workerStatus(source: StatusSource): WorkerStatus {
   const state =
     worker.phase === 'starting' ? 'starting' : worker.phase === 'stopping' ? 'stopping' : active ? 'working' : 'idle';
   return {
-    type: 'agent',
+    // The manager director runs in a worker daemon: taskable through the same API, but a director (docs/directors.md).
+    type: config.executor === 'manager' ? 'director' : 'agent',
     interfaces: ['statusable', 'taskable', 'observable'],
     name: config.name,
     version: source.version,

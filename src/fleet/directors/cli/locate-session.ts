@@ -1,6 +1,6 @@
 import { AgencyError } from '../../../core/errors.ts';
 import { FINAL_WORKER_TASK_STATES, type WorkerTaskState } from '../../api/worker-schemas.ts';
-import { type Component, isTaskableAgent } from '../../discovery/component.ts';
+import { type Component, isTaskable } from '../../discovery/component.ts';
 import type { WorkerClient } from '../../worker-client.ts';
 import { readSessions, type SessionRecord } from './sessions.ts';
 
@@ -40,7 +40,7 @@ export async function locateSession({
     if (recorded && !isFinal(recorded.state)) return recorded;
   }
   const found: SessionLocation[] = recorded ? [recorded] : [];
-  for (const component of (await components()).filter(isTaskableAgent)) {
+  for (const component of (await components()).filter(isTaskable)) {
     if (component.health !== 'green' || component.url === recorded?.url) continue;
     for (const task of await clientFor(component.url).tasks()) {
       if (task.session_id === sessionId) found.push({ url: component.url, taskId: task.task_id, state: task.state });

@@ -1,7 +1,7 @@
 import { sleep, systemTimers, type Timers } from '../../../core/clock.ts';
 import { errnoCode } from '../../../core/errno.ts';
 import { AgencyError, errorMessage } from '../../../core/errors.ts';
-import { type Component, isIdleWorker, isTaskableAgent } from '../../discovery/component.ts';
+import { type Component, isIdleWorker, isTaskable } from '../../discovery/component.ts';
 import type { WorkerClient } from '../../worker-client.ts';
 
 /** Where a task went: the worker that took it, and what it answered. */
@@ -93,7 +93,7 @@ function passedBecause(error: AgencyError): string {
 
 function busyOnes(components: Component[]): string[] {
   return components
-    .filter((component) => isTaskableAgent(component) && !isIdleWorker(component))
+    .filter((component) => isTaskable(component) && !isIdleWorker(component))
     .map((component) => {
       const { status, health } = component;
       const task = status?.current_task ? ` (${status.current_task.id})` : '';
@@ -103,7 +103,7 @@ function busyOnes(components: Component[]): string[] {
 
 function noneTook(components: Component[], busy: string[], waitMs: number): AgencyError {
   const waited = waitMs > 0 ? ` after waiting ${Math.round(waitMs / 1000)} s` : '';
-  if (!components.some(isTaskableAgent)) {
+  if (!components.some(isTaskable)) {
     const failing = components.filter((component) => component.error !== undefined);
     const why = failing.length
       ? `none answered as one (${failing.map((component) => `${component.url}: ${component.error}`).join('; ')})`

@@ -1,6 +1,12 @@
 import type { Timers } from '../../../core/clock.ts';
 import { AgencyError } from '../../../core/errors.ts';
-import { type Component, findComponent, isTaskableAgent, newComponent } from '../../discovery/component.ts';
+import {
+  type Component,
+  findComponent,
+  isTaskable,
+  isTaskableDirector,
+  newComponent,
+} from '../../discovery/component.ts';
 import { createDiscovery, type DiscoveryOptions } from '../../discovery/discovery.ts';
 import type { WorkerClient } from '../../worker-client.ts';
 import { label } from './place-task.ts';
@@ -45,7 +51,7 @@ export function createWorkerFinder({
     discover,
     /**
      * The workers to try, freshly polled: the one `agent` names (a URL, which is not scanned for, a name or a port),
-     * else every component found, `prefer` first.
+     * else every component found but taskable directors, `prefer` first.
      */
     async candidates(agent: string | undefined, prefer?: string): Promise<Component[]> {
       if (agent && /^https?:\/\//i.test(agent)) {
@@ -53,11 +59,13 @@ export function createWorkerFinder({
         const found = await discover([agent], false);
         return found.filter((component) => component.url === findComponent(found, agent)?.url);
       }
-      const all = await discover();
+      const found = await discover();
+      // A taskable director (the manager) takes only the tasks sent to it by name.
+      const all = agent ? found : found.filter((component) => !isTaskableDirector(component));
       if (!agent) return prefer ? [...all].sort((a, b) => Number(b.url === prefer) - Number(a.url === prefer)) : all;
       const component = findComponent(all, agent);
       if (!component) {
-        const names = all.filter(isTaskableAgent).map(label);
+        const names = all.filter(isTaskable).map(label);
         throw new AgencyError(
           'no_worker',
           `No worker "${agent}" among the ${names.length} found${names.length ? ` (${names.join(', ')})` : ''}.`,

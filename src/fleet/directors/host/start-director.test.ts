@@ -197,6 +197,11 @@ describe('the director host', () => {
     const cli = await setup('type: cli\nname: counter\n');
     const refused = await rejection(startDirector({ file: cli.file, root: agencyRootAt(cli.root), version: '0' }));
     expect(refused.message).toContain('type: cli: the CLI director is `agency task`');
+    const manager = await setup('type: manager\nname: counter\nport: 9300\n');
+    const elsewhere = await rejection(
+      startDirector({ file: manager.file, root: agencyRootAt(manager.root), version: '0' }),
+    );
+    expect(elsewhere.message).toContain('type: manager: the manager director is hosted by `agency worker <name>`');
   });
 
   it('requires a bearer token when bound beyond loopback', async () => {

@@ -1,0 +1,21 @@
+// The manager director's executor as `agency worker` loads it (see load-executor.ts).
+import { AgencyError } from '../../../core/errors.ts';
+import { loadManagerConfig } from '../../directors/manager/manager-config.ts';
+import type { Executor } from '../executor.ts';
+import type { ExecutorSetup } from '../load-executor.ts';
+import { createManagerExecutor } from './manager-executor.ts';
+
+/**
+ * The manager's executor: the governed runner with the delegation tools, held to the settings of the manager's
+ * `config.yaml` (read again here: the worker's config carries only what every worker has).
+ */
+export async function createExecutor(setup: ExecutorSetup): Promise<Executor> {
+  if (!setup.governance)
+    throw new AgencyError(
+      'invalid_config',
+      `executor manager needs the operator's rules for its governed runs; start it with agency worker (${setup.config.file})`,
+      { details: { field: 'executor' } },
+    );
+  const { manager } = await loadManagerConfig(setup.config.file);
+  return createManagerExecutor({ settings: manager, model: setup.config.model, governance: setup.governance });
+}
