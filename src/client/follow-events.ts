@@ -1,4 +1,5 @@
 import { eventFrameSchema } from '../api/schemas.ts';
+import { backoffDelay } from '../core/backoff.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import { invalidResponse, networkError } from './client-errors.ts';
@@ -73,8 +74,7 @@ export async function* followEvents(transport: Transport, path: string, options:
     }
     failures++;
     if (failures > maxAttempts) throw lost;
-    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1));
-    const delayMs = Math.round(base / 2 + (Math.random() * base) / 2);
+    const delayMs = backoffDelay(failures, { initialMs: initialDelayMs, maxMs: maxDelayMs });
     onReconnect?.({ attempt: failures, delayMs, after: last, error: lost });
     await sleep(delayMs, signal);
   }
