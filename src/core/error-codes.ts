@@ -123,6 +123,21 @@ export const ERROR_CODES = {
     summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
   },
   no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
+
+  // GitHub director (additions)
+  github_rate_limit: {
+    retryable: true,
+    summary: 'GitHub is rate limiting the token; retry after the reset time it sent (details.retryAt).',
+  },
+  github_retryable: {
+    retryable: true,
+    summary: 'GitHub failed or did not answer (a 5xx, the network, a malformed answer); retry with backoff.',
+  },
+  github_fatal: {
+    retryable: false,
+    summary: 'GitHub refused the request (401, 403, 404, 422…); retrying the same request will not help.',
+  },
+  git_failed: { retryable: false, summary: 'A git command failed; details.command and details.stderr say which.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */
