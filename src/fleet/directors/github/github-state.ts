@@ -1,0 +1,129 @@
+// What the GitHub director remembers in `state.json`, so that a restart (or a kill -9 at any point) resumes each
+// issue where it was without doing anything twice: its phase, its task on a worker, the turn in flight, its pull
+// request, the comments already handled, and the failure being retried.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { errnoCode } from '../../../core/errno.ts';
+import { AgencyError } from '../../../core/errors.ts';
+import { writeFileAtomic } from '../../../task/fs/atomic-write.ts';
+
+/** Where an issue is: taken → working (work and review turns) → publishing → awaiting approval ⇄ follow-up → done. */
+export const ISSUE_PHASES = [
+  'taken',
+  'working',
+  'publishing',
+  'awaiting_approval',
+  'follow_up',
+  'done',
+  'failed',
+  'closed',
+] as const;
+export type IssuePhase = (typeof ISSUE_PHASES)[number];
+
+const dispatchedTaskSchema = z
+  .object({
+    worker: z.object({ name: z.string(), url: z.string() }).strict(),
+    task_id: z.string(),
+    session_id: z.string(),
+  })
+  .strict();
+
+/** A prompt sent (or about to be) in the issue's session; `turns` is the session's count of prompts once it is in. */
+const turnSchema = z
+  .object({ kind: z.enum(['work', 'review', 'follow_up']), turns: z.int().positive(), prompt: z.string() })
+  .strict();
+
+const failureSchema = z
+  .object({
+    step: z.string(),
+    message: z.string(),
+    attempts: z.int().positive(),
+    retry_at: z.number(),
+    /** The number of the report comment's marker, once the failure was reported on the issue. */
+    reported: z.int().nullable(),
+  })
+  .strict();
+
+export const issueStateSchema = z
+  .object({
+    number: z.int().positive(),
+    title: z.string(),
+    body: z.string(),
+    phase: z.enum(ISSUE_PHASES),
+    task: dispatchedTaskSchema.nullable(),
+    turn: turnSchema.nullable(),
+    /** The last answer of the session (the work or review turn's output). */
+    answer: z.string().nullable(),
+    reviews: z.int().nonnegative(),
+    pull: z.int().positive().nullable(),
+    /** Comments up to this id (on the issue and the pull request) are handled. */
+    seen_comment: z.int().nonnegative(),
+    /** The comments being answered in the follow-up phase. */
+    follow_up: z.array(z.int()).default([]),
+    failure: failureSchema.nullable(),
+    /** How many failures were reported on the issue so far (numbers each report's marker). */
+    failures_reported: z.int().nonnegative(),
+  })
+  .strict();
+export type IssueState = z.output<typeof issueStateSchema>;
+
+/** The GitHub director's part of `state.json`. */
+export const githubStateSchema = z
+  .object({
+    status_issue: z.int().positive().nullable(),
+    /** No GitHub request before this time (ms since the epoch): the reset time of a rate limit. */
+    paused_until: z.number().nullable(),
+    issues: z.record(z.string(), issueStateSchema),
+  })
+  .strict();
+export type GitHubState = z.output<typeof githubStateSchema>;
+
+/** The state of a director that never ran. */
+export const initialGitHubState = (): GitHubState => ({ status_issue: null, paused_until: null, issues: {} });
+
+/** `state.json` held in memory and written atomically on every change (the director host's state store). */
+export type StateStore<State> = {
+  get(): State;
+  /** Applies `change` and writes the result durably before resolving; changes apply one at a time. */
+  update(change: (state: State) => State): Promise<State>;
+};
+
+/**
+ * A {@link StateStore} over a JSON file: read (and checked) at start, written atomically on each change.
+ *
+ * @throws AgencyError `invalid_config` naming the file when it is not valid JSON of the schema (move it away to
+ *   start afresh).
+ */
+export async function fileStateStore(file: string): Promise<StateStore<GitHubState>> {
+  let state = initialGitHubState();
+  try {
+    const parsed = githubStateSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    if (!parsed.success)
+      throw new AgencyError('invalid_config', `${file}: not a GitHub director state (${parsed.error.issues[0]?.message}); move it away to start afresh`, {
+        details: { file },
+      });
+    state = parsed.data;
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') {
+      if (AgencyError.isInstance(error)) throw error;
+      throw new AgencyError('invalid_config', `${file}: not valid JSON; move it away to start afresh`, {
+        details: { file },
+        cause: error,
+      });
+    }
+  }
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    get: () => state,
+    update(change) {
+      const next = queue.then(async () => {
+        const changed = change(state);
+        await writeFileAtomic(file, `${JSON.stringify(changed, null, 2)}\n`, { mode: 0o600 });
+        state = changed;
+        return changed;
+      });
+      queue = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
