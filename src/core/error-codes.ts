@@ -124,7 +124,7 @@ export const ERROR_CODES = {
   },
   no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
 
-  // GitHub director (additions)
+  // The GitHub director
   github_rate_limit: {
     retryable: true,
     summary: 'GitHub is rate limiting the token; retry after the reset time it sent (details.retryAt).',
@@ -136,6 +136,10 @@ export const ERROR_CODES = {
   github_fatal: {
     retryable: false,
     summary: 'GitHub refused the request (401, 403, 404, 422…); retrying the same request will not help.',
+  },
+  worker_task_failed: {
+    retryable: false,
+    summary: 'A task handed to a worker failed, was cancelled or its worker was lost; details.type says which.',
   },
   git_failed: { retryable: false, summary: 'A git command failed; details.command and details.stderr say which.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;

@@ -78,7 +78,8 @@ export async function prepareClone(dir: string, branch: string, options: GitOpti
   if (current !== branch) {
     const remote = await runGit(dir, ['ls-remote', '--heads', 'origin', `refs/heads/${branch}`], options);
     const from = remote ? `origin/${branch}` : `origin/${base}`;
-    if (remote) await runGit(dir, ['fetch', '--quiet', 'origin', `refs/heads/${branch}:refs/remotes/origin/${branch}`], options);
+    if (remote)
+      await runGit(dir, ['fetch', '--quiet', 'origin', `refs/heads/${branch}:refs/remotes/origin/${branch}`], options);
     await runGit(dir, ['checkout', '--quiet', '-B', branch, from], options);
   }
   return { dir, branch, base };

@@ -108,9 +108,14 @@ export function createGitHubApi({ baseUrl, repo, token, clock, fetch }: GitHubAp
     },
     comments: async (number) =>
       (
-        await all(`GET ${path(`/issues/${number}/comments`)}`, commentSchema, `GET /repos/{owner}/{repo}/issues/{issue_number}/comments`, {
-          issue_number: number,
-        })
+        await all(
+          `GET ${path(`/issues/${number}/comments`)}`,
+          commentSchema,
+          `GET /repos/{owner}/{repo}/issues/{issue_number}/comments`,
+          {
+            issue_number: number,
+          },
+        )
       ).map((c) => ({ id: c.id, user: c.user?.login ?? '', body: c.body ?? '' })),
     comment: async (number, body) =>
       (
@@ -125,9 +130,14 @@ export function createGitHubApi({ baseUrl, repo, token, clock, fetch }: GitHubAp
     },
     reactions: async (number) =>
       (
-        await all(`GET ${path(`/issues/${number}/reactions`)}`, reactionSchema, `GET /repos/{owner}/{repo}/issues/{issue_number}/reactions`, {
-          issue_number: number,
-        })
+        await all(
+          `GET ${path(`/issues/${number}/reactions`)}`,
+          reactionSchema,
+          `GET /repos/{owner}/{repo}/issues/{issue_number}/reactions`,
+          {
+            issue_number: number,
+          },
+        )
       ).map((r) => ({ user: r.user?.login ?? '', content: r.content })),
     react: async (number, content) => {
       await call(`POST ${path(`/issues/${number}/reactions`)}`, reactionSchema, () =>

@@ -28,10 +28,19 @@ const dispatchedTaskSchema = z
   })
   .strict();
 
-/** A prompt sent (or about to be) in the issue's session; `turns` is the session's count of prompts once it is in. */
+/**
+ * The last prompt of the issue's session, recorded before it is sent: `turns` is the session's count of prompts once
+ * it is in (a restart that finds fewer sends it again), `answered` once its answer is in `answer`.
+ */
 const turnSchema = z
-  .object({ kind: z.enum(['work', 'review', 'follow_up']), turns: z.int().positive(), prompt: z.string() })
+  .object({
+    kind: z.enum(['work', 'review', 'follow_up']),
+    turns: z.int().positive(),
+    prompt: z.string(),
+    answered: z.boolean(),
+  })
   .strict();
+export type Turn = z.output<typeof turnSchema>;
 
 const failureSchema = z
   .object({
@@ -99,9 +108,13 @@ export async function fileStateStore(file: string): Promise<StateStore<GitHubSta
   try {
     const parsed = githubStateSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
     if (!parsed.success)
-      throw new AgencyError('invalid_config', `${file}: not a GitHub director state (${parsed.error.issues[0]?.message}); move it away to start afresh`, {
-        details: { file },
-      });
+      throw new AgencyError(
+        'invalid_config',
+        `${file}: not a GitHub director state (${parsed.error.issues[0]?.message}); move it away to start afresh`,
+        {
+          details: { file },
+        },
+      );
     state = parsed.data;
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') {

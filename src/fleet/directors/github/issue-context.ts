@@ -1,0 +1,83 @@
+// What the GitHub director's steps work with, and the two helpers every step uses: change one issue's record in
+// `state.json`, and post a comment at most once (each comment carries a hidden marker; before posting, the issue's
+// comments are searched for it, so a kill -9 between posting and recording does not post it twice).
+import type { Timers } from '../../../core/clock.ts';
+import type { TaskDispatch } from '../task-dispatch.ts';
+import type { GitHubApi } from './github-api.ts';
+import type { GitHubConfig } from './github-config.ts';
+import type { GitHubState, IssueState, StateStore } from './github-state.ts';
+import type { GitOptions } from './git-workspace.ts';
+
+/** Lifecycle lines (the host's `director.log`). */
+export type DirectorLog = {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+};
+
+/** Everything the GitHub director needs; tests pass fakes of the dispatch, the timers and the log. */
+export type GitHubDirectorDeps = {
+  config: GitHubConfig;
+  api: GitHubApi;
+  /** How git reaches the repository (its URL, the token, the commits' author). */
+  git: Omit<GitOptions, 'signal'>;
+  /** Where the clones live: `directors/<name>/workspaces`, one `issue-<n>` each. */
+  workspaces: string;
+  dispatch: TaskDispatch;
+  state: StateStore<GitHubState>;
+  timers: Timers;
+  log: DirectorLog;
+  /** Aborts when shutdown begins: nothing new is started. */
+  stopping: AbortSignal;
+  /** Aborts when the director must stop now; work in flight stays as `state.json` says. */
+  signal: AbortSignal;
+  /** @default Math.random */
+  random?: () => number;
+};
+
+/** The deps and the token's own login, as every step sees them. */
+export type IssueContext = GitHubDirectorDeps & { login: string };
+
+/** The record of issue `number`. */
+export function issueOf(context: IssueContext, number: number): IssueState {
+  const issue = context.state.get().issues[String(number)];
+  if (!issue) throw new Error(`issue #${number} is not in state.json`);
+  return issue;
+}
+
+/** Changes issue `number`'s record durably; resolves with the new record. */
+export async function patchIssue(
+  context: IssueContext,
+  number: number,
+  change: Partial<IssueState>,
+): Promise<IssueState> {
+  const state = await context.state.update((current) => {
+    const issue = current.issues[String(number)];
+    if (!issue) throw new Error(`issue #${number} is not in state.json`);
+    return { ...current, issues: { ...current.issues, [String(number)]: { ...issue, ...change } } };
+  });
+  return state.issues[String(number)]!;
+}
+
+/** The hidden marker of the director's comment `key` (`pull`, `done`, `follow-up-17`…). */
+export function commentMarker(name: string, key: string): string {
+  return `<!-- agency:${name}:${key} -->`;
+}
+
+/** True when `body` carries any of the director's markers (its own comments are never follow-up work). */
+export function isDirectorComment(name: string, body: string): boolean {
+  return body.includes(`<!-- agency:${name}:`);
+}
+
+/**
+ * Posts `text` on issue (or pull request) `number` once: when a comment of the director's user already carries the
+ * marker of `key`, its id is returned instead.
+ */
+export async function commentOnce(context: IssueContext, number: number, key: string, text: string): Promise<number> {
+  const marker = commentMarker(context.config.name, key);
+  const existing = (await context.api.comments(number)).find(
+    (comment) => comment.user === context.login && comment.body.includes(marker),
+  );
+  if (existing) return existing.id;
+  return context.api.comment(number, `${text}\n\n${marker}`);
+}
