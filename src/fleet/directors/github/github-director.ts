@@ -80,7 +80,11 @@ export function createGitHubDirector(deps: GitHubDirectorDeps): GitHubDirector {
       await tick(ctx).catch((error: unknown) => pollFailed(ctx, error));
       await sleep(deps.config.poll_interval, deps.stopping, deps.timers).catch(() => undefined);
     }
-    await Promise.all([...runners.values()].map((runner) => runner.promise));
+    const aborted = new Promise<void>((resolve) => {
+      if (deps.signal.aborted) resolve();
+      deps.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await Promise.race([Promise.all([...runners.values()].map((runner) => runner.promise)), aborted]);
     if (deps.signal.aborted) return;
     await closeStatusIssue(ctx).catch((error: unknown) => {
       deps.log.warn(`the status issue could not be closed: ${errorMessage(error)}`);

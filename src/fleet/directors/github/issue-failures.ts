@@ -27,7 +27,7 @@ export async function recordFailure(context: IssueContext, number: number, error
     failure.code === 'github_rate_limit' && typeof failure.details?.retryAt === 'number'
       ? failure.details.retryAt
       : context.timers.now() + backoffFor(context, attempts);
-  const message = defaultRedactor.redact(failure.message);
+  const message = defaultRedactor.redactText(failure.message);
   if (failure.code === 'github_rate_limit')
     await context.state.update((state) => ({ ...state, paused_until: retryAt }));
   await patchIssue(context, number, {
