@@ -74,6 +74,11 @@ export function createGitHubApi({ baseUrl, repo, token, clock, fetch }: GitHubAp
     try {
       ({ data } = await send());
     } catch (error) {
+      // Octokit throws a RequestError (with a status) for every HTTP failure; anything else came from reading a body
+      // that is not what GitHub documents (JSON cut short, a string where a list belongs).
+      const status = (error as { status?: unknown } | null)?.status;
+      if (typeof status !== 'number' && !(error instanceof Error && error.name === 'AbortError'))
+        throw malformedAnswer(request, error instanceof Error ? error.message.slice(0, 200) : String(error));
       throw classifyGitHubError(error, request, clock.now());
     }
     const parsed = schema.safeParse(data);

@@ -37,12 +37,13 @@ export async function takeTurn(
 export async function awaitTurn(context: IssueContext, number: number, workdir: string): Promise<string> {
   for (;;) {
     const issue = issueOf(context, number);
-    const turn = issue.turn;
+    let turn = issue.turn;
     if (!turn) throw new Error(`issue #${number} has no turn to wait for`);
     let task = issue.task;
     if (!task) {
       task = await context.dispatch.dispatch({ prompt: turn.prompt, workdir }, { signal: context.signal });
-      await patchIssue(context, number, { task, turn: { ...turn, turns: 1 } });
+      turn = { ...turn, turns: 1 };
+      await patchIssue(context, number, { task, turn });
     }
     let outcome = await context.dispatch.settle(task, { signal: context.signal });
     if (outcome.state !== 'lost' && outcome.task.turns < turn.turns) {
