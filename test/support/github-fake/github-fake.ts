@@ -185,6 +185,8 @@ export async function startGitHubFake({
       };
     const values = operation.pattern.exec(url.pathname)!.slice(1).map(decodeURIComponent);
     const params = Object.fromEntries(operation.names.map((name, i) => [name, values[i]!]));
+    // One repository: any other owner/repo is not there, as GitHub answers for a repository the token cannot see.
+    if (params.owner !== undefined && (params.owner !== site.owner || params.repo !== site.repo)) return notFound();
     return ROUTES[operation.id]!(store, {
       params: { ...params, __path: url.pathname },
       query: url.searchParams,
