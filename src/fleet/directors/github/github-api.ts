@@ -58,21 +58,25 @@ export type GitHubApiOptions = {
   fetch?: typeof fetch;
 };
 
-/** The {@link GitHubApi} over Octokit. */
-export function createGitHubApi({ baseUrl, repo, token, clock, fetch }: GitHubApiOptions): GitHubApi {
-  const [owner, name] = repo.split('/') as [string, string];
-  const where = { owner, repo: name };
-  const octokit = new Octokit({
-    auth: token,
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    userAgent: 'agency-github-director',
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    request: { retries: 0, ...(fetch ? { fetch } : {}) },
-  });
-  const call = async <T>(request: string, schema: z.ZodType<T>, send: () => Promise<{ data: unknown }>) => {
+type Caller = {
+  /** Sends one request (`route` with `params`, as Octokit names it), checks its answer with `schema`. */
+  one<T>(route: string, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<T>;
+  /** Every page of a list. */
+  all<T>(route: string, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<T[]>;
+};
+
+// `GET /repos/{owner}/{repo}/issues/{issue_number}` with its parameters filled in, for messages.
+const describeRequest = (route: string, params: Record<string, unknown>) =>
+  route.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+
+function createCaller(octokit: Octokit, where: { owner: string; repo: string }, clock: Clock): Caller {
+  const send = async <T>(route: string, params: Record<string, unknown>, schema: z.ZodType<T>, list: boolean) => {
+    const request = describeRequest(route, { ...where, ...params });
     let data: unknown;
     try {
-      ({ data } = await send());
+      data = list
+        ? await octokit.paginate(route, { ...where, ...params, per_page: 100 })
+        : (await octokit.request(route, { ...where, ...params })).data;
     } catch (error) {
       // Octokit throws a RequestError (with a status) for every HTTP failure; anything else came from reading a body
       // that is not what GitHub documents (JSON cut short, a string where a list belongs).
@@ -85,77 +89,67 @@ export function createGitHubApi({ baseUrl, repo, token, clock, fetch }: GitHubAp
     if (!parsed.success) throw malformedAnswer(request, parsed.error.issues[0]?.message ?? 'unexpected shape');
     return parsed.data;
   };
-  const all = <T>(request: string, schema: z.ZodType<T>, route: string, params: Record<string, unknown>) =>
-    call(request, z.array(schema), async () => ({
-      data: await octokit.paginate(route, { ...where, ...params, per_page: 100 }),
-    }));
-  const toIssue = (issue: z.output<typeof issueSchema>): GitHubIssue => ({
-    number: issue.number,
-    title: issue.title,
-    body: issue.body ?? '',
-    state: issue.state,
-    labels: issue.labels.map((label) => (typeof label === 'string' ? label : (label.name ?? ''))),
-  });
-  const path = (suffix: string) => `/repos/${repo}${suffix}`;
   return {
-    me: async () => (await call('GET /user', userSchema, () => octokit.rest.users.getAuthenticated())).login,
+    one: (route, params, schema) => send(route, params, schema, false),
+    all: (route, params, schema) => send(route, params, z.array(schema), true),
+  };
+}
+
+const toIssue = (issue: z.output<typeof issueSchema>): GitHubIssue => ({
+  number: issue.number,
+  title: issue.title,
+  body: issue.body ?? '',
+  state: issue.state,
+  labels: issue.labels.map((label) => (typeof label === 'string' ? label : (label.name ?? ''))),
+});
+
+const ISSUE = '/repos/{owner}/{repo}/issues/{issue_number}';
+
+/** The {@link GitHubApi} over Octokit. */
+export function createGitHubApi({ baseUrl, repo, token, clock, fetch }: GitHubApiOptions): GitHubApi {
+  const [owner, name] = repo.split('/') as [string, string];
+  const octokit = new Octokit({
+    auth: token,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    userAgent: 'agency-github-director',
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    request: { retries: 0, ...(fetch ? { fetch } : {}) },
+  });
+  const { one, all } = createCaller(octokit, { owner, repo: name }, clock);
+  const on = (issue_number: number) => ({ issue_number });
+  return {
+    me: async () => (await one('GET /user', {}, userSchema)).login,
     openIssues: async () =>
-      (await all(`GET ${path('/issues')}`, issueSchema, 'GET /repos/{owner}/{repo}/issues', { state: 'open' }))
+      (await all('GET /repos/{owner}/{repo}/issues', { state: 'open' }, issueSchema))
         .filter((issue) => issue.pull_request === undefined)
         .map(toIssue),
     createIssue: async (title, body) =>
-      (await call(`POST ${path('/issues')}`, issueSchema, () => octokit.rest.issues.create({ ...where, title, body })))
-        .number,
+      (await one('POST /repos/{owner}/{repo}/issues', { title, body }, issueSchema)).number,
     updateIssue: async (number, change) => {
-      await call(`PATCH ${path(`/issues/${number}`)}`, issueSchema, () =>
-        octokit.rest.issues.update({ ...where, issue_number: number, ...change }),
-      );
+      await one(`PATCH ${ISSUE}`, { ...on(number), ...change }, issueSchema);
     },
     comments: async (number) =>
-      (
-        await all(
-          `GET ${path(`/issues/${number}/comments`)}`,
-          commentSchema,
-          `GET /repos/{owner}/{repo}/issues/{issue_number}/comments`,
-          {
-            issue_number: number,
-          },
-        )
-      ).map((c) => ({ id: c.id, user: c.user?.login ?? '', body: c.body ?? '' })),
-    comment: async (number, body) =>
-      (
-        await call(`POST ${path(`/issues/${number}/comments`)}`, commentSchema, () =>
-          octokit.rest.issues.createComment({ ...where, issue_number: number, body }),
-        )
-      ).id,
+      (await all(`GET ${ISSUE}/comments`, on(number), commentSchema)).map((c) => ({
+        id: c.id,
+        user: c.user?.login ?? '',
+        body: c.body ?? '',
+      })),
+    comment: async (number, body) => (await one(`POST ${ISSUE}/comments`, { ...on(number), body }, commentSchema)).id,
     assign: async (number, login) => {
-      await call(`POST ${path(`/issues/${number}/assignees`)}`, issueSchema, () =>
-        octokit.rest.issues.addAssignees({ ...where, issue_number: number, assignees: [login] }),
-      );
+      await one(`POST ${ISSUE}/assignees`, { ...on(number), assignees: [login] }, issueSchema);
     },
     reactions: async (number) =>
-      (
-        await all(
-          `GET ${path(`/issues/${number}/reactions`)}`,
-          reactionSchema,
-          `GET /repos/{owner}/{repo}/issues/{issue_number}/reactions`,
-          {
-            issue_number: number,
-          },
-        )
-      ).map((r) => ({ user: r.user?.login ?? '', content: r.content })),
+      (await all(`GET ${ISSUE}/reactions`, on(number), reactionSchema)).map((r) => ({
+        user: r.user?.login ?? '',
+        content: r.content,
+      })),
     react: async (number, content) => {
-      await call(`POST ${path(`/issues/${number}/reactions`)}`, reactionSchema, () =>
-        octokit.rest.reactions.createForIssue({ ...where, issue_number: number, content }),
-      );
+      await one(`POST ${ISSUE}/reactions`, { ...on(number), content }, reactionSchema);
     },
     pullFor: async (branch) =>
       (
-        await call(`GET ${path('/pulls')}`, z.array(pullSchema), () =>
-          octokit.rest.pulls.list({ ...where, state: 'all', head: `${owner}:${branch}` }),
-        )
+        await one('GET /repos/{owner}/{repo}/pulls', { state: 'all', head: `${owner}:${branch}` }, z.array(pullSchema))
       )[0],
-    createPull: (pull) =>
-      call(`POST ${path('/pulls')}`, pullSchema, () => octokit.rest.pulls.create({ ...where, ...pull })),
+    createPull: (pull) => one('POST /repos/{owner}/{repo}/pulls', pull, pullSchema),
   };
 }
