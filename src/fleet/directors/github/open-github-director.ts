@@ -49,10 +49,7 @@ export async function openGitHubDirector(options: OpenGitHubDirectorOptions): Pr
     throw new AgencyError('invalid_config', `${file}: name: is ${config.name}, not ${name}; make it ${name}`, {
       details: { file, field: 'name' },
     });
-  const credentials = await loadInstanceCredentials(root, { [GITHUB_TOKEN_CREDENTIAL]: 'GITHUB_TOKEN' }, file, {
-    redactor,
-  });
-  const token = await credentials.withCredentials(EXECUTOR_SCOPE, (held) => held.get(GITHUB_TOKEN_CREDENTIAL));
+  const token = await loadGitHubToken(root, file, redactor);
   const dir = dirname(file);
   await mkdir(join(dir, 'workspaces'), { recursive: true, mode: 0o700 });
   const log = options.log ?? directorLog(join(dir, 'director.log'), name, redactor, timers);
@@ -73,6 +70,18 @@ export async function openGitHubDirector(options: OpenGitHubDirectorOptions): Pr
     stopping,
     signal,
   });
+}
+
+/**
+ * The token in `AGENCY_ROOT/credentials/github-token`, registered with `redactor`.
+ *
+ * @throws AgencyError `invalid_config` naming `configFile`, the credential file and the fix (missing, or not 0600).
+ */
+export async function loadGitHubToken(root: AgencyRoot, configFile: string, redactor: Redactor): Promise<string> {
+  const credentials = await loadInstanceCredentials(root, { [GITHUB_TOKEN_CREDENTIAL]: 'GITHUB_TOKEN' }, configFile, {
+    redactor,
+  });
+  return credentials.withCredentials(EXECUTOR_SCOPE, (held) => held.get(GITHUB_TOKEN_CREDENTIAL));
 }
 
 function directorLog(file: string, name: string, redactor: Redactor, timers: Timers): DirectorLog {
