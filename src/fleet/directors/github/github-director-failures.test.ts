@@ -47,6 +47,20 @@ describe('the GitHub director on failures', () => {
     ]);
   });
 
+  it('goes on when the status issue cannot be updated, and updates it once GitHub answers again', async () => {
+    fixture = await githubDirectorFixture();
+    fixture.fake.inject({ operation: 'issues/update', kind: 'server_error', times: 3 });
+    const number = fixture.fake.human('ana').openIssue('[gh] Status down');
+    const run = await fixture.open();
+    await until(async () => (await issueState(number))?.phase === 'awaiting_approval', 'the pull request');
+    const status = (await fixture.state()).status_issue!;
+    await until(() => fixture.fake.store.issue(status)!.body?.includes(`#${number}: awaiting approval`), 'the status');
+    expect(fixture.fake.count('issues/update', 500)).toBe(3);
+    expect(run.lines).toContainEqual(
+      expect.stringMatching(/^warn the status issue could not be updated: GitHub PATCH/),
+    );
+  });
+
   it('waits for the reset time of a rate limit before asking GitHub again', async () => {
     fixture = await githubDirectorFixture();
     const run = await fixture.open();

@@ -69,7 +69,10 @@ export function createGitHubDirector(deps: GitHubDirectorDeps): GitHubDirector {
       if (issue.failure && issue.failure.retry_at > ctx.timers.now()) continue;
       startRunner(ctx, issue.number);
     }
-    shown = await refreshStatusIssue(ctx, shown);
+    shown = await refreshStatusIssue(ctx, shown).catch((error: unknown) => {
+      ctx.log.warn(`the status issue could not be updated: ${errorMessage(error)}`);
+      return shown;
+    });
   };
 
   const run = async () => {
