@@ -93,6 +93,19 @@ describe('the GitHub director on failures', () => {
     expect(run.lines).toContainEqual(expect.stringContaining('publishing failed, stopped'));
   });
 
+  it('stops an issue whose work changed nothing, without a pull request', async () => {
+    fixture = await githubDirectorFixture({ script: () => ({ output: 'Nothing to do. LGTM' }) });
+    const number = fixture.fake.human('ana').openIssue('[gh] Nothing');
+    await fixture.open();
+    await until(async () => (await issueState(number))?.phase === 'failed', 'the failure');
+    expect(bodies(number)).toEqual([
+      expect.stringMatching(
+        /^⚠️ worker_task_failed: issue #\d+: the work left nothing to commit on agency\/issue-\d+$/,
+      ),
+    ]);
+    expect(fixture.fake.count('pulls/create')).toBe(0);
+  });
+
   it('dispatches a turn again when its worker is lost, with on_worker_lost: requeue', async () => {
     let lost = false;
     fixture = await githubDirectorFixture({

@@ -45,7 +45,7 @@ export function issueOf(context: IssueContext, number: number): IssueState {
   return issue;
 }
 
-/** Changes issue `number`'s record durably; resolves with the new record. */
+/** Changes issue `number`'s record durably (a new phase clears its failure); resolves with the new record. */
 export async function patchIssue(
   context: IssueContext,
   number: number,
@@ -54,7 +54,10 @@ export async function patchIssue(
   const state = await context.state.update((current) => {
     const issue = current.issues[String(number)];
     if (!issue) throw new Error(`issue #${number} is not in state.json`);
-    return { ...current, issues: { ...current.issues, [String(number)]: { ...issue, ...change } } };
+    // A step that moves the issue on has succeeded: the failure it was retrying is over.
+    const moved = change.phase !== undefined && change.phase !== issue.phase && !('failure' in change);
+    const next = { ...issue, ...change, ...(moved ? { failure: null } : {}) };
+    return { ...current, issues: { ...current.issues, [String(number)]: next } };
   });
   return state.issues[String(number)]!;
 }

@@ -30,30 +30,35 @@ export async function recordFailure(context: IssueContext, number: number, error
   const message = defaultRedactor.redactText(failure.message);
   if (failure.code === 'github_rate_limit')
     await context.state.update((state) => ({ ...state, paused_until: retryAt }));
-  await patchIssue(context, number, {
-    failure: { step: issue.phase, message, attempts, retry_at: retryAt, reported: issue.failure?.reported ?? null },
-    ...(failure.retryable ? {} : { phase: 'failed' }),
-  });
   const retry = failure.retryable
     ? `retrying (attempt ${attempts}, next at ${new Date(retryAt).toISOString()})`
     : 'stopped';
   context.log.warn(`issue #${number}: ${issue.phase} failed, ${retry}: ${message}`, { code: failure.code });
-  if (issue.failure?.reported == null) await report(context, number, failure, message);
+  // Reported before it is recorded: a restart in between fails again and finds the report by its marker.
+  const reported = issue.failure?.reported ?? (await report(context, number, failure, message));
+  await patchIssue(context, number, {
+    failure: { step: issue.phase, message, attempts, retry_at: retryAt, reported },
+    ...(reported === null ? {} : { failures_reported: reported }),
+    ...(failure.retryable ? {} : { phase: 'failed' }),
+  });
 }
 
-async function report(context: IssueContext, number: number, failure: AgencyError, message: string): Promise<void> {
+// Comments on the issue; resolves with the report's number, or null when GitHub would not take it.
+async function report(
+  context: IssueContext,
+  number: number,
+  failure: AgencyError,
+  message: string,
+): Promise<number | null> {
   const key = issueOf(context, number).failures_reported + 1;
   const next = failure.retryable
     ? 'The director retries with backoff; this is reported once.'
     : 'The director stopped working on this issue.';
   try {
     await commentOnce(context, number, `failure-${key}`, `⚠️ ${failure.code}: ${message}\n\n${next}`);
-    const now = issueOf(context, number);
-    await patchIssue(context, number, {
-      failures_reported: key,
-      ...(now.failure ? { failure: { ...now.failure, reported: key } } : {}),
-    });
+    return key;
   } catch (error) {
     context.log.warn(`issue #${number}: the failure could not be reported on GitHub: ${errorMessage(error)}`);
+    return null;
   }
 }

@@ -2,6 +2,7 @@
 // can be repeated after a kill -9: it checks GitHub (or git) before acting, and records in `state.json` what it did
 // before moving the issue to the next phase.
 import { join } from 'node:path';
+import { AgencyError } from '../../../core/errors.ts';
 import { commitChanges, type Clone, prepareClone, pushBranch } from './git-workspace.ts';
 import type { GitHubComment } from './github-api.ts';
 import { renderPrompt } from './prompt-template.ts';
@@ -75,7 +76,11 @@ async function publish(context: IssueContext, number: number): Promise<StepResul
   const issue = issueOf(context, number);
   const git = { ...context.git, signal: context.signal };
   const repo = await clone(context, number);
-  await commitChanges(repo, `#${number}: ${issue.title}`, git);
+  const ahead = await commitChanges(repo, `#${number}: ${issue.title}`, git);
+  if (ahead === 0)
+    throw new AgencyError('worker_task_failed', `issue #${number}: the work left nothing to commit on ${repo.branch}`, {
+      details: { type: 'no_changes' },
+    });
   await pushBranch(repo, git);
   let pull = issue.pull;
   if (pull === null) {
