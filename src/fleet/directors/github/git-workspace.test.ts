@@ -69,12 +69,18 @@ describe('the git workspace', () => {
     expect(await readFile(join(again.dir, 'a.txt'), 'utf8')).toBe('a');
   });
 
-  it('fails with git_failed naming the command and what git said', async () => {
+  it('fails with git_failed naming the command and what git said, and refuses the ext:: transport', async () => {
     const error = await prepareClone(join(base, 'x'), 'b', { ...options, url: join(base, 'missing.git') }).catch(
       (e: unknown) => e,
     );
     expect(AgencyError.hasCode(error, 'git_failed')).toBe(true);
     expect((error as AgencyError).message).toMatch(/^git clone --quiet -- .*missing\.git .* failed: fatal: /s);
     expect((error as AgencyError).details).toMatchObject({ command: expect.stringMatching(/^git clone/) });
+    const marker = join(base, 'ext-ran');
+    const ext = await prepareClone(join(base, 'y'), 'b', { ...options, url: `ext::sh -c touch% ${marker}` }).catch(
+      (e: unknown) => e,
+    );
+    expect((ext as AgencyError).message).toMatch(/transport 'ext' not allowed/);
+    await expect(readFile(marker)).rejects.toThrow(/ENOENT/);
   });
 });

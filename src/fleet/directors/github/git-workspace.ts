@@ -26,6 +26,8 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   return {
     ...(options.env ?? process.env),
     GIT_TERMINAL_PROMPT: '0',
+    // Only transports that move data: never `ext::`, which would run a command named in the URL.
+    GIT_ALLOW_PROTOCOL: 'https:http:ssh:git:file',
     GIT_CONFIG_COUNT: '1',
     GIT_CONFIG_KEY_0: 'http.extraHeader',
     GIT_CONFIG_VALUE_0: header,
