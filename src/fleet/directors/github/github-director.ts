@@ -40,21 +40,7 @@ export function createGitHubDirector(deps: GitHubDirectorDeps): GitHubDirector {
   let shown: string | undefined;
 
   const startRunner = (ctx: IssueContext, number: number) => {
-    const promise = (async () => {
-      try {
-        while (!ctx.stopping.aborted) {
-          const result = await step(ctx, number);
-          if (issueOf(ctx, number).failure) await patchIssue(ctx, number, { failure: null });
-          if (result === 'wait') break;
-        }
-      } catch (error) {
-        await recordFailure(ctx, number, error).catch((cause: unknown) => {
-          ctx.log.error(`issue #${number}: the failure could not be recorded: ${errorMessage(cause)}`);
-        });
-      } finally {
-        runners.delete(number);
-      }
-    })();
+    const promise = runIssue(ctx, number).finally(() => runners.delete(number));
     runners.set(number, { promise, since: new Date(ctx.timers.now()).toISOString() });
   };
 
@@ -115,6 +101,21 @@ export function createGitHubDirector(deps: GitHubDirectorDeps): GitHubDirector {
     };
   };
   return { run, status };
+}
+
+// Runs issue `number`'s steps until one waits for a poll (or shutdown begins); a failure is recorded, not thrown.
+async function runIssue(ctx: IssueContext, number: number): Promise<void> {
+  try {
+    while (!ctx.stopping.aborted) {
+      const result = await step(ctx, number);
+      if (issueOf(ctx, number).failure) await patchIssue(ctx, number, { failure: null });
+      if (result === 'wait') break;
+    }
+  } catch (error) {
+    await recordFailure(ctx, number, error).catch((cause: unknown) => {
+      ctx.log.error(`issue #${number}: the failure could not be recorded: ${errorMessage(cause)}`);
+    });
+  }
 }
 
 /** The issues of `open` the director takes: `[<name>]` titles or the label; not its status issue. */
