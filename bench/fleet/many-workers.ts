@@ -1,9 +1,12 @@
-// A child process holding `count` fake workers (port 0 each), the first `working` of them busy with a task that
-// never ends. It prints their URLs as one JSON line and runs until SIGTERM.
-import { startFakeWorker } from '../../test/support/fake-worker.ts';
+// A child process holding `count` fake components (port 0 each; test/support/fake-component.ts), the first
+// `working` of them busy with a task that never ends. It prints their URLs as one JSON line and runs until SIGTERM.
+// Polling cost is the discovery's, so 50 stand-ins in one process serve where 50 worker processes would not fit.
+import { startFakeComponent } from '../../test/support/fake-component.ts';
 
 const [count = 50, working = 25] = process.argv.slice(2).map(Number);
-const workers = await Promise.all(Array.from({ length: count }, (_, index) => startFakeWorker({ name: `w${index}` })));
+const workers = await Promise.all(
+  Array.from({ length: count }, (_, index) => startFakeComponent({ name: `w${index}` })),
+);
 for (const worker of workers.slice(0, working)) {
   await fetch(`${worker.url}/task`, {
     method: 'POST',

@@ -5,7 +5,7 @@ import type { Component } from '../../src/fleet/discovery/component.ts';
 import { createDiscovery } from '../../src/fleet/discovery/discovery.ts';
 import { followTask, SETTLED_STATES } from '../../src/fleet/directors/cli/follow-task.ts';
 import { createWorkerClient, type WorkerClient } from '../../src/fleet/worker-client.ts';
-import { freePortBlock } from '../../test/support/fake-worker-process.ts';
+import { freePortBlock } from '../../test/support/free-ports.ts';
 import { median, quantile, round } from '../journal/raw-floor.ts';
 import type { StartWorker } from './target.ts';
 

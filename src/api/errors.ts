@@ -19,6 +19,7 @@ export const API_ERRORS = {
   rate_limited: { status: 429, retryable: true },
   internal_error: { status: 500, retryable: true },
   claude_error: { status: 502, retryable: true },
+  bad_gateway: { status: 502, retryable: true },
   service_unavailable: { status: 503, retryable: true },
   timeout: { status: 504, retryable: true },
 } as const;
@@ -55,6 +56,11 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   timeout: 'timeout',
   agent_busy: 'agent_busy',
   worker_unavailable: 'service_unavailable',
+  worker_failed: 'bad_gateway',
+  no_worker: 'not_found',
+  workspace_locked: 'task_in_progress',
+  already_exists: 'conflict',
+  entry_not_found: 'not_found',
 };
 
 /** The API code an agency error code is reported with. */

@@ -131,22 +131,3 @@ export function formatFleetTable(components: readonly Component[], out: Output):
   }
   return `${lines.join('\n')}\n`;
 }
-
-/** A component as `agency fleet --json` prints it. */
-export function componentJson(component: Component) {
-  const { status } = component;
-  return {
-    name: status?.name ?? null,
-    type: status?.type ?? null,
-    interfaces: status?.interfaces ?? [],
-    url: component.url,
-    source: component.source,
-    state: status?.state ?? null,
-    health: component.health,
-    failures: component.failures,
-    error: component.error ?? null,
-    version: status?.version ?? null,
-    uptime_seconds: status?.uptime_seconds ?? null,
-    current_task: status?.current_task ?? null,
-  };
-}

@@ -12,6 +12,7 @@ import {
   registerTaskCommand,
   registerValidateCommand,
   registerWorkerCommand,
+  registerDirectorCommand,
 } from './commands/register-fleet-commands.ts';
 import { registerMcpCommand, registerServeCommand } from './commands/register-serve-command.ts';
 import { EXIT } from './exit-codes.ts';
@@ -38,6 +39,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerServeCommand(program, wrap, out);
   registerMcpCommand(program, wrap, err);
   registerWorkerCommand(program, wrap, out, err);
+  registerDirectorCommand(program, wrap, out, err);
   registerValidateCommand(program, wrap, out, err);
   registerTaskCommand(program, wrap, out, err);
   registerFleetCommands(program, wrap, out);

@@ -47,6 +47,7 @@ describe('agency start-up', () => {
       'serve',
       'mcp',
       'worker',
+      'director',
       'validate',
       'task',
       'fleet',

@@ -1,3 +1,4 @@
+import type { AgencyError } from '../core/errors.ts';
 import type {
   DecisionRequest,
   InboxItem,
@@ -10,9 +11,20 @@ import type {
   TaskResult,
   UploadResult,
 } from '../api/schemas.ts';
+import type {
+  ComponentDetail,
+  FleetTask,
+  FleetTaskAction,
+  FleetTaskCreated,
+  FleetTaskRequest,
+  FleetView,
+} from '../api/fleet-schemas.ts';
+import type { HistoryRecord } from '../fleet/api/worker-schemas.ts';
+import type { HistoryPage } from '../fleet/worker-client.ts';
 import type { ApprovalDecision } from '../task/contracts/approvals.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import type { EventsOptions } from './follow-events.ts';
+import type { ReconnectOptions } from './follow-sse.ts';
 
 /** Options every call takes. */
 export type CallOptions = { signal?: AbortSignal };
@@ -76,6 +88,43 @@ export type ApprovalsClient = {
   decide(id: string, decision: DecisionRequest, options?: CallOptions): Promise<ApprovalDecision>;
 };
 
+/** Options of `client.fleet.watch`. */
+export type WatchFleetOptions = {
+  /** Ends the iteration: the iterator throws an `AgencyError` with code `aborted`. */
+  signal?: AbortSignal;
+  reconnect?: ReconnectOptions;
+  /** Called before each wait to reconnect. */
+  onReconnect?(info: { attempt: number; delayMs: number; error: AgencyError }): void;
+};
+
+/** The workers the server found, and tasks on them, through the server (which holds their tokens). */
+export type FleetClient = {
+  /** `GET /agent/fleet`: every component, with its state and health. */
+  list(options?: CallOptions): Promise<FleetView>;
+  /**
+   * `GET /agent/fleet/events`: the fleet now, then again on every change (a component found, or its health, state
+   * or task changed), reconnecting on its own after a dropped connection; it ends only when `signal` aborts or the
+   * loop breaks.
+   */
+  watch(options?: WatchFleetOptions): AsyncGenerator<FleetView, void, undefined>;
+  /** `GET /agent/fleet/components/{name}`: one component, polled now, with its config and lifecycle lines. */
+  component(name: string, options?: CallOptions): Promise<ComponentDetail>;
+  /** `POST /agent/fleet/workers/{name}/tasks`: a task for that worker (`agent_busy` when it runs another). */
+  submit(worker: string, request: FleetTaskRequest, options?: CallOptions): Promise<FleetTaskCreated>;
+  /** `GET /agent/fleet/workers/{name}/tasks/{id}`: the task, its prompt and lifecycle lines. */
+  task(worker: string, id: string, options?: CallOptions): Promise<FleetTask>;
+  /** `POST …/tasks/{id}/cancel`. */
+  cancel(worker: string, id: string, options?: CallOptions): Promise<FleetTaskAction>;
+  /** `POST …/tasks/{id}/continue`: the next prompt of an idle session. */
+  continue(worker: string, id: string, prompt: string, options?: CallOptions): Promise<FleetTaskAction>;
+  /** `POST …/tasks/{id}/end`: ends an idle session. */
+  end(worker: string, id: string, options?: CallOptions): Promise<FleetTaskAction>;
+  /** `GET /agent/fleet/workers/{name}/history`: a page of its history, newest first. */
+  history(worker: string, options?: CallOptions & { page?: number; limit?: number }): Promise<HistoryPage>;
+  /** `GET /agent/fleet/workers/{name}/history/{id}`: a task in full, with the executor's raw stdout and stderr. */
+  historyRecord(worker: string, id: string, options?: CallOptions): Promise<HistoryRecord>;
+};
+
 /** A client for one agency server; see {@link createClient}. */
 export type AgencyClient = {
   /** `GET /agent/server`: the models, approval modes and limits of the server, and who you are to it. */
@@ -91,4 +140,5 @@ export type AgencyClient = {
   session(options?: CallOptions): Promise<{ principal: string }>;
   tasks: TasksClient;
   approvals: ApprovalsClient;
+  fleet: FleetClient;
 };

@@ -1,7 +1,7 @@
 // The client against the real server app, through app.request() (no socket): a task started, followed, approved,
 // downloaded; uploads into a held task; and every kind of failure as an AgencyError with the server's code.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HOST, type ServerFixture, serverFixture, TOKEN } from '../../test/support/server-fixture.ts';
+import { HOST, type ServerFixture, serverFixture, TOKEN, until } from '../../test/support/server-fixture.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import { createClient } from './create-client.ts';
@@ -51,9 +51,11 @@ describe('the client, over the server app', () => {
     for await (const frame of client.tasks.events(started.task_id)) {
       frames.push(frame);
       if (frame.type !== 'approval.requested') continue;
-      const inbox = await client.approvals.list();
-      const item = inbox.items.find((entry) => entry.task_id === started.task_id);
-      expect(item?.request.id).toBe(frame.data?.id);
+      // The request file is derived from the journaled frame, so the inbox may show it a few milliseconds later.
+      const item = await until(async () =>
+        (await client.approvals.list()).items.find((entry) => entry.task_id === started.task_id),
+      );
+      expect(item.request.id).toBe(frame.data?.id);
       const decision = await client.approvals.decide(String(frame.data?.id), {
         decision: 'approved',
         reason: 'looks right',

@@ -14,10 +14,20 @@ import {
   taskResultSchema,
   uploadResultSchema,
 } from '../api/schemas.ts';
+import {
+  componentDetailSchema,
+  componentNameSchema,
+  fleetSchema,
+  fleetTaskActionSchema,
+  fleetTaskCreatedSchema,
+  fleetTaskSchema,
+} from '../api/fleet-schemas.ts';
 import { AgencyError } from '../core/errors.ts';
+import { historyPageSchema, historyRecordSchema, workerTaskIdSchema } from '../fleet/api/worker-schemas.ts';
 import { approvalDecisionSchema } from '../task/contracts/approvals.ts';
-import type { AgencyClient, UploadFile } from './client-types.ts';
+import type { AgencyClient, FleetClient, UploadFile } from './client-types.ts';
 import { followEvents } from './follow-events.ts';
+import { watchFleet } from './watch-fleet.ts';
 import { type ClientOptions, createTransport } from './transport.ts';
 
 const sessionSchema = z.object({ principal: z.string() }).strict();
@@ -84,6 +94,41 @@ export function createClient(options: ClientOptions): AgencyClient {
           { body: decision, signal: call.signal },
         ),
     },
+    fleet: fleetClient(transport),
+  };
+}
+
+function fleetClient(transport: ReturnType<typeof createTransport>): FleetClient {
+  const { json } = transport;
+  const worker = (name: string) => `/agent/fleet/workers/${checkId(componentNameSchema, name, 'worker name')}`;
+  const task = (name: string, id: string) =>
+    `${worker(name)}/tasks/${checkId(workerTaskIdSchema, id, 'worker task id')}`;
+  return {
+    list: (call = {}) => json('GET', '/agent/fleet', fleetSchema, call),
+    watch: (options = {}) => watchFleet(transport, '/agent/fleet/events', options),
+    component: (name, call = {}) =>
+      json(
+        'GET',
+        `/agent/fleet/components/${checkId(componentNameSchema, name, 'component name')}`,
+        componentDetailSchema,
+        call,
+      ),
+    submit: (name, request, call = {}) =>
+      json('POST', `${worker(name)}/tasks`, fleetTaskCreatedSchema, { body: request, signal: call.signal }),
+    task: (name, id, call = {}) => json('GET', task(name, id), fleetTaskSchema, call),
+    cancel: (name, id, call = {}) => json('POST', `${task(name, id)}/cancel`, fleetTaskActionSchema, call),
+    continue: (name, id, prompt, call = {}) =>
+      json('POST', `${task(name, id)}/continue`, fleetTaskActionSchema, { body: { prompt }, signal: call.signal }),
+    end: (name, id, call = {}) => json('POST', `${task(name, id)}/end`, fleetTaskActionSchema, call),
+    history: (name, { page, limit, signal } = {}) =>
+      json('GET', `${worker(name)}/history`, historyPageSchema, { query: { page, limit }, signal }),
+    historyRecord: (name, id, call = {}) =>
+      json(
+        'GET',
+        `${worker(name)}/history/${checkId(workerTaskIdSchema, id, 'worker task id')}`,
+        historyRecordSchema,
+        call,
+      ),
   };
 }
 

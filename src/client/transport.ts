@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { errorFromResponse, invalidResponse, networkError } from './client-errors.ts';
+import { type Asked, errorFromAnswer, errorFromNoAnswer, invalidAnswer } from '../api/answer-errors.ts';
 
 /** A `fetch` as the Web platform defines it: the global one, or any function of the same shape. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -39,6 +39,11 @@ export type Transport = {
   json<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T>;
 };
 
+/** A request to the server, for the errors of `api/answer-errors.ts`: its messages are the server's own. */
+export function askedServer(what: string): Asked {
+  return { where: what, peer: 'the server', prefixAnswers: false };
+}
+
 /** The transport for `options`. */
 export function createTransport({ baseUrl, token, fetch, headers = {} }: ClientOptions): Transport {
   const base = baseUrl.replace(/\/+$/, '');
@@ -67,9 +72,9 @@ export function createTransport({ baseUrl, token, fetch, headers = {} }: ClientO
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
-      throw networkError(error, what, signal);
+      throw errorFromNoAnswer(error, askedServer(what), { signal });
     }
-    if (!response.ok) throw await errorFromResponse(response, what);
+    if (!response.ok) throw errorFromAnswer(response.status, await response.text().catch(() => ''), askedServer(what));
     return response;
   };
 
@@ -82,19 +87,19 @@ export function createTransport({ baseUrl, token, fetch, headers = {} }: ClientO
       try {
         text = await response.text();
       } catch (error) {
-        throw networkError(error, what, options?.signal);
+        throw errorFromNoAnswer(error, askedServer(what), { signal: options?.signal });
       }
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch (error) {
-        throw invalidResponse(what, `not JSON (${(error as Error).message})`, response.status);
+        throw invalidAnswer(askedServer(what), response.status, `not JSON (${(error as Error).message})`);
       }
       const parsed = schema.safeParse(value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const where = issue?.path.map(String).join('.') || 'body';
-        throw invalidResponse(what, `${where}: ${issue?.message ?? 'invalid'}`, response.status);
+        throw invalidAnswer(askedServer(what), response.status, `${where}: ${issue?.message ?? 'invalid'}`);
       }
       return parsed.data;
     },

@@ -16,6 +16,8 @@ describe('a director config', () => {
       type: 'github',
       name: 'myagent',
       port: 9100,
+      bind: '127.0.0.1',
+      log_level: 'info',
       repo: 'owner/repo',
       discovery: { method: 'port_scan', port_range: [9000, 9199], refresh_interval: 5_000, static: [] },
     });

@@ -2,11 +2,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgencyRoot } from './agency-root.ts';
 import { durationSchema } from './duration.ts';
-import { instanceNameSchema, portSchema } from './worker-config.ts';
+import { bindSchema, instanceNameSchema, logLevelSchema, portSchema } from './worker-config.ts';
 import { readYamlConfig } from './yaml-file.ts';
 
 /** The kinds of director a config may declare. */
 export const DIRECTOR_TYPES = ['cli', 'scheduler', 'github', 'manager', 'web'] as const;
+
+/** One of {@link DIRECTOR_TYPES}. */
+export type DirectorType = (typeof DIRECTOR_TYPES)[number];
 
 /** How a director finds workers: a port-range scan on this host, or a static list of worker URLs. */
 export const discoverySchema = z
@@ -27,25 +30,42 @@ export const discoverySchema = z
   })
   .strict();
 
+const baseShape = {
+  type: z.enum(DIRECTOR_TYPES, { error: `must be one of ${DIRECTOR_TYPES.join(', ')}` }),
+  name: instanceNameSchema,
+  /** Server-based directors listen here; the CLI director has no port. */
+  port: portSchema.optional(),
+  /** The address to listen on; anything but loopback requires a bearer token. @default '127.0.0.1' */
+  bind: bindSchema.default('127.0.0.1'),
+  /** @default 'info' */
+  log_level: logLevelSchema.default('info'),
+  discovery: discoverySchema.default({
+    method: 'port_scan',
+    port_range: [9000, 9199],
+    refresh_interval: 5_000,
+    static: [],
+  }),
+};
+const notAMap = {
+  error: 'must be a map of fields, e.g. "type: scheduler" and "name: scheduler-main" on their own lines',
+};
+
 /**
  * The fields every director's `config.yaml` has. Each kind of director adds its own (a GitHub director its `repo`,
  * a scheduler its `schedule`) and checks them itself, so fields beyond these are let through here.
  */
-export const directorConfigBaseSchema = z.looseObject(
-  {
-    type: z.enum(DIRECTOR_TYPES, { error: `must be one of ${DIRECTOR_TYPES.join(', ')}` }),
-    name: instanceNameSchema,
-    /** Server-based directors listen here; the CLI director has no port. */
-    port: portSchema.optional(),
-    discovery: discoverySchema.default({
-      method: 'port_scan',
-      port_range: [9000, 9199],
-      refresh_interval: 5_000,
-      static: [],
-    }),
-  },
-  { error: 'must be a map of fields, e.g. "type: scheduler" and "name: scheduler-main" on their own lines' },
-);
+export const directorConfigBaseSchema = z.looseObject(baseShape, notAMap);
+
+/**
+ * The schema of a kind of director's whole `config.yaml`: the base fields and `shape`, strict (an unknown field is
+ * an error naming it).
+ *
+ * @example
+ * const schedulerConfigSchema = directorConfigSchema({ schedule: z.array(entrySchema).default([]) });
+ */
+export function directorConfigSchema<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object({ ...baseShape, ...shape }, notAMap).strict();
+}
 
 /** The base fields of a director's config, checked. */
 export type DirectorConfigBase = z.output<typeof directorConfigBaseSchema>;

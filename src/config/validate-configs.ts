@@ -3,9 +3,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { errorMessage } from '../core/errors.ts';
 import type { AgencyRoot } from './agency-root.ts';
-import { loadDirectorConfigBase } from './director-config.ts';
+import { type DirectorType, loadDirectorConfigBase } from './director-config.ts';
 import { loadInstanceCredentials } from './instance-credentials.ts';
 import { loadWorkerConfig } from './worker-config.ts';
+
+/**
+ * Checks a director's fields beyond the base ones with its kind's own schema (a scheduler's `schedule`…); the
+ * caller brings it, as the kinds live above this layer. Throws the config error.
+ */
+export type DirectorKindCheck = (file: string, type: DirectorType) => Promise<void>;
 
 /** What `agency validate` found in one file. */
 export type ConfigCheck = {
@@ -23,12 +29,17 @@ export type ConfigCheck = {
  * credential files (present, regular, mode 0600). Whether it is a worker's or a director's is read from its place
  * (`agents/<name>/` or `directors/<name>/`), else from a top-level `type` field (directors have one).
  */
-export async function checkConfigFile(file: string, root: AgencyRoot): Promise<ConfigCheck> {
+export async function checkConfigFile(
+  file: string,
+  root: AgencyRoot,
+  checkKind?: DirectorKindCheck,
+): Promise<ConfigCheck> {
   const absolute = resolve(file);
   const kind = await kindOf(absolute);
   try {
     if (kind === 'director') {
       const config = await loadDirectorConfigBase(absolute);
+      await checkKind?.(absolute, config.type);
       return {
         file: absolute,
         kind,
@@ -52,9 +63,9 @@ export async function checkConfigFile(file: string, root: AgencyRoot): Promise<C
 }
 
 /** Checks every `agents/*\/config.yaml` and `directors/*\/config.yaml` under the data root, and that no two share a port. */
-export async function checkAllConfigs(root: AgencyRoot): Promise<ConfigCheck[]> {
+export async function checkAllConfigs(root: AgencyRoot, checkKind?: DirectorKindCheck): Promise<ConfigCheck[]> {
   const files = [...(await configsUnder(root.agents)), ...(await configsUnder(root.directors))];
-  const checks = await Promise.all(files.map((file) => checkConfigFile(file, root)));
+  const checks = await Promise.all(files.map((file) => checkConfigFile(file, root, checkKind)));
   const byPort = new Map<number, ConfigCheck>();
   for (const check of checks) {
     if (check.port === undefined) continue;

@@ -145,6 +145,29 @@ describe('a worker config', () => {
     ]);
   });
 
+  it("takes an executor's endpoint in env only as an http(s) URL", async () => {
+    const ok = await loadWorkerConfig(
+      await configFile('port: 9000\nexecutor: claude\nenv:\n  ANTHROPIC_BASE_URL: http://127.0.0.1:8080\n'),
+    );
+    expect(ok.env).toEqual({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:8080' });
+    const { message } = await failure(
+      [
+        'port: 9000',
+        'executor: codex',
+        'env:',
+        '  OPENAI_BASE_URL: llm-proxy.internal/v1',
+        '  ANTHROPIC_BASE_URL: file:///etc/passwd',
+        '  OTHER_BASE_URL: ""',
+      ].join('\n'),
+    );
+    const why = 'must be an http(s) URL of the model API, e.g. https://llm-proxy.internal or http://127.0.0.1:8080';
+    expect(message.split('\n')).toEqual([
+      `config.yaml:4:3: env.OPENAI_BASE_URL: ${why}`,
+      `config.yaml:5:3: env.ANTHROPIC_BASE_URL: ${why}`,
+      `config.yaml:6:3: env.OTHER_BASE_URL: ${why}`,
+    ]);
+  });
+
   it('refuses credential names that are not plain file names', async () => {
     const { message } = await failure('port: 9000\nexecutor: claude\ncredentials:\n  ../escape: TOKEN\n');
     expect(message).toContain(

@@ -19,6 +19,14 @@ export const portSchema = z
   .min(1, 'must be a port number from 1 to 65535, e.g. 9000')
   .max(65_535, 'must be a port number from 1 to 65535, e.g. 9000');
 
+/** The address a component listens on; anything but loopback requires a bearer token. */
+export const bindSchema = z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], {
+  error: 'must be an IP address to listen on, e.g. 127.0.0.1 (the default) or 0.0.0.0',
+});
+
+/** A log level in a config. */
+export const logLevelSchema = z.enum(CONFIG_LOG_LEVELS, { error: `must be one of ${CONFIG_LOG_LEVELS.join(', ')}` });
+
 const envName = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'must be an environment variable name: A-Z, 0-9 and "_", e.g. ANTHROPIC_API_KEY');
@@ -51,11 +59,7 @@ export const workerConfigFileSchema = z
       name: instanceNameSchema.optional(),
       port: portSchema,
       /** @default '127.0.0.1' */
-      bind: z
-        .union([z.ipv4(), z.ipv6(), z.literal('localhost')], {
-          error: 'must be an IP address to listen on, e.g. 127.0.0.1 (the default) or 0.0.0.0',
-        })
-        .default('127.0.0.1'),
+      bind: bindSchema.default('127.0.0.1'),
       executor: z.enum(EXECUTOR_KINDS, { error: `must be one of ${EXECUTOR_KINDS.join(', ')}` }),
       /** The default model; a task may ask for another. */
       model: z.string().min(1).max(200).optional(),
@@ -75,7 +79,7 @@ export const workerConfigFileSchema = z
       /** More environment for the executor. */
       env: z.record(envName, z.string().max(10_000)).default({}),
       /** @default 'info' */
-      log_level: z.enum(CONFIG_LOG_LEVELS, { error: `must be one of ${CONFIG_LOG_LEVELS.join(', ')}` }).default('info'),
+      log_level: logLevelSchema.default('info'),
       /** How many finished tasks `history/` keeps. @default 100 */
       history_limit: z
         .int({ error: 'must be a whole number of records, e.g. 100' })
@@ -105,7 +109,25 @@ export const workerConfigFileSchema = z
           path: ['env', variable],
           message: `${variable} is the variable of credential "${targets.get(variable)}"; remove it from env`,
         });
+    for (const [variable, value] of Object.entries(config.env))
+      if (variable.endsWith('_BASE_URL') && !isHttpUrl(value))
+        context.addIssue({
+          code: 'custom',
+          path: ['env', variable],
+          message: 'must be an http(s) URL of the model API, e.g. https://llm-proxy.internal or http://127.0.0.1:8080',
+        });
   });
+
+// An executor's endpoint (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`): a CLI given anything else fails only at its
+// first request, with a message that does not name the config.
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** A worker's config, checked and resolved: durations in milliseconds, paths absolute, names in camelCase. */
 export type WorkerConfig = {

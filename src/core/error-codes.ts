@@ -52,7 +52,10 @@ export const ERROR_CODES = {
     summary: 'A journal write or fsync failed; the run cannot continue safely.',
   },
   journal_corrupt: { retryable: false, summary: 'The event journal has a malformed line that is not a torn tail.' },
-  state_corrupt: { retryable: false, summary: 'progress/state.json or spec.json is malformed.' },
+  state_corrupt: {
+    retryable: false,
+    summary: "A state file (a task's progress/state.json or spec.json, a director's state.json) is malformed.",
+  },
   file_write_failed: { retryable: false, summary: 'A file could not be written and fsynced (ENOSPC, EIO…).' },
   task_folder_invalid: { retryable: false, summary: 'The task root is missing, or is not a task folder.' },
   task_locked: { retryable: false, summary: 'Another run is active on the same task root.' },
@@ -123,6 +126,18 @@ export const ERROR_CODES = {
     summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
   },
   no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
+  worker_failed: {
+    retryable: true,
+    summary: 'A worker did not answer, answered outside its API, or failed on its side (a 5xx, a refused token).',
+  },
+
+  // Directors
+  workspace_locked: {
+    retryable: true,
+    summary: 'Another task holds the workdir (its workspace lock); wait for it to finish.',
+  },
+  already_exists: { retryable: false, summary: 'Something by that name exists already; pick another name.' },
+  entry_not_found: { retryable: false, summary: "No entry of a director's history has that id." },
 
   // The GitHub director
   github_rate_limit: {

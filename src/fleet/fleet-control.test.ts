@@ -1,19 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkerStatus } from './api/worker-schemas.ts';
 import { afterPoll, type Component, newComponent } from './discovery/component.ts';
 import { killComponents, pidOf, selectComponents } from './fleet-control.ts';
-
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'agency-fleet-control-'));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
 
 function component(
   url: string,
@@ -69,35 +58,27 @@ describe('fleet control', () => {
     expect(names({ all: true })).toEqual(['a', 'gh', 'web']);
   });
 
-  it('finds a pid in /status, else in the pid file, and names why there is none', async () => {
+  it('takes the pid /status reports, and names why there is none to signal', async () => {
     const now = Date.now();
     const self = { config: { pid: process.pid }, uptime: Math.round(process.uptime()) };
-    expect(await pidOf(component('http://127.0.0.1:9000', self), root, now)).toBe(
-      `pid ${process.pid} (/status) is this process`,
-    );
-    expect(await pidOf(component('http://10.0.0.5:9000', self), root, now)).toBe(
+    expect(await pidOf(component('http://127.0.0.1:9000', self), now)).toBe(`pid ${process.pid} is this process`);
+    expect(await pidOf(component('http://10.0.0.5:9000', self), now)).toBe(
       'it is not on this host (http://10.0.0.5:9000)',
     );
-    const file = join(root, 'agents', 'w', 'agent.pid');
-    expect(await pidOf(component('http://127.0.0.1:9000'), root, now)).toBe(
-      `its /status has no config.pid, and there is no ${file}`,
+    expect(await pidOf(newComponent('http://127.0.0.1:9000', 'scan', 0), now)).toBe(
+      'it has never answered, so its process is unknown',
     );
-    await mkdir(join(root, 'agents', 'w'), { recursive: true });
-    await writeFile(file, 'not a pid\n');
-    expect(await pidOf(component('http://127.0.0.1:9000'), root, now)).toBe(`${file} does not hold a pid`);
+    for (const pid of [undefined, 'not a pid', 1, 0, -5, 3.5])
+      expect(await pidOf(component('http://127.0.0.1:9000', { config: { pid } }), now)).toBe(
+        'its /status reports no pid (config.pid)',
+      );
     const { pid, started } = await stubborn();
     try {
-      await writeFile(file, `${pid}\n`);
       const uptime = Math.round((Date.now() - started) / 1000);
-      expect(await pidOf(component('http://127.0.0.1:9000', { uptime }), root, Date.now())).toEqual({
-        pid,
-        from: file,
-      });
-      // The same pid, for a component that says it has run for an hour: the pid was reused, or the file is stale.
-      const stale = await pidOf(component('http://127.0.0.1:9000', { uptime: 3600 }), root, Date.now());
-      expect(stale).toMatch(
-        new RegExp(`^pid ${pid} \\(.*agent\\.pid\\) started at .*, not when the component did; not signalled$`),
-      );
+      expect(await pidOf(component('http://127.0.0.1:9000', { config: { pid }, uptime }), Date.now())).toBe(pid);
+      // The same pid, for a component that says it has run for an hour: the pid was reused by another process.
+      const reused = await pidOf(component('http://127.0.0.1:9000', { config: { pid }, uptime: 3600 }), Date.now());
+      expect(reused).toMatch(new RegExp(`^pid ${pid} started at .*, not when the component did; not signalled$`));
     } finally {
       process.kill(pid, 'SIGKILL');
     }
@@ -106,17 +87,11 @@ describe('fleet control', () => {
   it('sends SIGTERM, then SIGKILL to a process still running after the grace period', async () => {
     const { pid, ended } = await stubborn();
     const [outcome] = await killComponents([component('http://127.0.0.1:9000', { config: { pid } })], {
-      agencyRoot: root,
       graceMs: 300,
     });
-    expect([outcome?.result, outcome?.detail]).toEqual([
-      'killed',
-      `pid ${pid} (/status) killed with SIGKILL after 0.3 s`,
-    ]);
+    expect([outcome?.result, outcome?.detail]).toEqual(['killed', `pid ${pid} killed with SIGKILL after 0.3 s`]);
     expect(await ended).toBe('SIGKILL');
-    const [again] = await killComponents([component('http://127.0.0.1:9000', { config: { pid } })], {
-      agencyRoot: root,
-    });
+    const [again] = await killComponents([component('http://127.0.0.1:9000', { config: { pid } })]);
     expect(again?.result).toBe('gone');
   });
 });

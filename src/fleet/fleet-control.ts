@@ -1,10 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { sleep, systemTimers, type Timers } from '../core/clock.ts';
-import { errnoCode } from '../core/errno.ts';
-import { AgencyError, errorMessage } from '../core/errors.ts';
-import { isAlive } from '../task/lock.ts';
-import type { ShutdownAnswer } from './api/worker-answers.ts';
+import { AgencyError } from '../core/errors.ts';
+import { isAlive, processStartedAt } from '../task/lock.ts';
+import type { ShutdownResponse } from './api/worker-schemas.ts';
 import { type Component, kindOf, portOf } from './discovery/component.ts';
 import type { WorkerClient } from './worker-client.ts';
 
@@ -27,7 +24,7 @@ export function selectComponents(components: readonly Component[], selector: Sel
 
 /** How one component answered `POST /shutdown`. */
 export type ShutdownOutcome = { component: Component } & (
-  { ok: true; answer: ShutdownAnswer } | { ok: false; error: AgencyError }
+  { ok: true; answer: ShutdownResponse } | { ok: false; error: AgencyError }
 );
 
 /** Asks each component to shut down (drain, then exit), all at once, and collects every answer. */
@@ -65,98 +62,53 @@ export type KillOutcome = {
 
 /** Options of {@link killComponents}. */
 export type KillOptions = {
-  agencyRoot: string;
   /** How long after SIGTERM before SIGKILL. @default 5000 */
   graceMs?: number;
   timers?: Timers;
 };
 
 /**
- * SIGTERM to each component's process, then SIGKILL to those still running `graceMs` later. A component's pid comes
- * from its `/status` (`config.pid`), else from its pid file (`<AGENCY_ROOT>/agents/<name>/agent.pid`, or
- * `directors/<name>/director.pid`). Only components on this host (a loopback URL) are signalled, and on Linux only
- * a process whose start time matches the component's uptime, so a stale pid file or a reused pid is never hit.
+ * SIGTERM to each component's process, then SIGKILL to those still running `graceMs` later. A component's pid is the
+ * one its `/status` reports (`config.pid`). Only components on this host (a loopback URL) are signalled, and on Linux
+ * only a process whose start time matches the component's uptime, so a reused pid is never hit.
  */
 export async function killComponents(
   components: readonly Component[],
-  { agencyRoot, graceMs = 5000, timers = systemTimers }: KillOptions,
+  { graceMs = 5000, timers = systemTimers }: KillOptions = {},
 ): Promise<KillOutcome[]> {
   return Promise.all(
     components.map(async (component): Promise<KillOutcome> => {
-      const found = await pidOf(component, agencyRoot, timers.now());
-      if (typeof found === 'string') return { component, pid: undefined, result: 'skipped', detail: found };
-      const { pid, from } = found;
-      if (!isAlive(pid)) return { component, pid, result: 'gone', detail: `pid ${pid} (${from}) is not running` };
+      const pid = await pidOf(component, timers.now());
+      if (typeof pid === 'string') return { component, pid: undefined, result: 'skipped', detail: pid };
+      if (!isAlive(pid)) return { component, pid, result: 'gone', detail: `pid ${pid} is not running` };
       process.kill(pid, 'SIGTERM');
       for (let waited = 0; waited < graceMs; waited += 50) {
         await sleep(50, undefined, timers);
-        if (!isAlive(pid))
-          return { component, pid, result: 'terminated', detail: `pid ${pid} (${from}) ended on SIGTERM` };
+        if (!isAlive(pid)) return { component, pid, result: 'terminated', detail: `pid ${pid} ended on SIGTERM` };
       }
       if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-      return {
-        component,
-        pid,
-        result: 'killed',
-        detail: `pid ${pid} (${from}) killed with SIGKILL after ${graceMs / 1000} s`,
-      };
+      return { component, pid, result: 'killed', detail: `pid ${pid} killed with SIGKILL after ${graceMs / 1000} s` };
     }),
   );
 }
 
-/** The pid of a component's process and where it came from, or why there is none to signal. */
-export async function pidOf(
-  component: Component,
-  agencyRoot: string,
-  now: number,
-): Promise<{ pid: number; from: string } | string> {
+/** The pid of a component's process, from its `/status` (`config.pid`), or why there is none to signal. */
+export async function pidOf(component: Component, now: number): Promise<number | string> {
   const { status } = component;
   if (!status) return 'it has never answered, so its process is unknown';
   if (!isLoopback(component.url)) return `it is not on this host (${component.url})`;
-  const reported = status.config.pid;
-  let pid: number | undefined;
-  let from: string;
-  if (Number.isInteger(reported) && (reported as number) > 1) {
-    pid = reported as number;
-    from = '/status';
-  } else {
-    const file = join(
-      agencyRoot,
-      ...(status.type === 'agent' ? ['agents', status.name, 'agent.pid'] : ['directors', status.name, 'director.pid']),
-    );
-    from = file;
-    try {
-      const text = (await readFile(file, 'utf8')).trim();
-      pid = /^\d+$/.test(text) && Number(text) > 1 ? Number(text) : undefined;
-      if (pid === undefined) return `${file} does not hold a pid`;
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return `its /status has no config.pid, and there is no ${file}`;
-      return `${file}: ${errorMessage(error)}`;
-    }
-  }
-  if (pid === process.pid) return `pid ${pid} (${from}) is this process`;
-  const started = await processStart(pid);
+  const pid = status.config.pid;
+  if (!Number.isInteger(pid) || (pid as number) <= 1) return 'its /status reports no pid (config.pid)';
+  if (pid === process.pid) return `pid ${pid} is this process`;
+  const started = await processStartedAt(pid as number);
   const expected = now - status.uptime_seconds * 1000;
   if (started !== undefined && Math.abs(started - expected) > 10_000) {
-    return `pid ${pid} (${from}) started at ${new Date(started).toISOString()}, not when the component did; not signalled`;
+    return `pid ${pid} started at ${new Date(started).toISOString()}, not when the component did; not signalled`;
   }
-  return { pid, from };
+  return pid as number;
 }
 
 function isLoopback(url: string): boolean {
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-// When a process started (ms since the epoch), from /proc on Linux; undefined elsewhere or when it is gone. Field 22
-// of /proc/<pid>/stat is its start in clock ticks after boot (100 a second on Linux), and /proc/stat has the boot time.
-async function processStart(pid: number): Promise<number | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const boot = Number(/^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'))?.[1]);
-    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : undefined;
-  } catch {
-    return undefined;
-  }
 }

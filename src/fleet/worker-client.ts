@@ -1,28 +1,32 @@
 import type { z } from 'zod';
 import {
-  type CancelAnswer,
-  cancelAnswerSchema,
-  type ContinueAnswer,
-  continueAnswerSchema,
-  type EndAnswer,
-  endAnswerSchema,
-  type ShutdownAnswer,
-  shutdownAnswerSchema,
-  type TaskSummary,
-  tasksAnswerSchema,
-} from './api/worker-answers.ts';
-import {
+  type CancelResponse,
+  cancelResponseSchema,
+  type ContinueResponse,
+  continueResponseSchema,
+  type EndResponse,
+  endResponseSchema,
   type HistoryRecord,
   historyPageSchema,
   historyRecordSchema,
+  type ShutdownResponse,
+  shutdownResponseSchema,
   statusSchema,
   taskCreatedSchema,
+  taskListSchema,
   type WorkerStatus,
   type WorkerTask,
   type WorkerTaskRequest,
   workerTaskSchema,
 } from './api/worker-schemas.ts';
-import { errorFromAnswer, errorFromNoAnswer, excerpt, invalidAnswer, parseJson } from './worker-errors.ts';
+import {
+  type Asked,
+  errorFromAnswer,
+  errorFromNoAnswer,
+  excerpt,
+  invalidAnswer,
+  parseJson,
+} from '../api/answer-errors.ts';
 
 /** A `fetch` as the Web platform defines it. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -49,10 +53,12 @@ export type HistoryPage = z.infer<typeof historyPageSchema>;
 
 /**
  * A typed client of one worker's API (seed 004 appendix A). Every answer is parsed with the contract's zod schemas;
- * every failure is an `AgencyError` whose `details` say the worker's `url`, and when it answered, the HTTP `status`
- * and the wire `error` code: `agent_busy` (retryable), `invalid_argument` (`validation_error`), `task_not_found`,
- * `task_active` (`task_in_progress`), `task_finished` (`already_completed`), `http_error` (others, 503 included);
- * `network_failed` or `timeout` when it did not answer; `response_invalid` when the answer is not the API.
+ * every failure is an `AgencyError` (read by `api/answer-errors.ts`, as `agency/client` reads the server's) whose
+ * `details` say the worker's `url`, and when it answered, the HTTP `status` and the wire `error` code. Its code is
+ * the one the worker reported: `agent_busy` (retryable), `invalid_argument` (`validation_error`), `task_not_found`,
+ * `task_active` (`task_in_progress`), `task_finished` (`already_completed`), `worker_unavailable` (503: starting or
+ * stopping); `http_error` for an error answer outside the API; `network_failed` or `timeout` when it did not answer;
+ * `response_invalid` when the answer is not the API.
  */
 export type WorkerClient = {
   /** The worker's origin, e.g. `http://127.0.0.1:9001`. */
@@ -60,14 +66,15 @@ export type WorkerClient = {
   status(options?: CallOptions): Promise<WorkerStatus>;
   submit(request: WorkerTaskRequest, options?: CallOptions): Promise<TaskCreated>;
   task(taskId: string, options?: CallOptions): Promise<WorkerTask>;
-  cancel(taskId: string, options?: CallOptions): Promise<CancelAnswer>;
-  continue(taskId: string, prompt: string, options?: CallOptions): Promise<ContinueAnswer>;
-  end(taskId: string, options?: CallOptions): Promise<EndAnswer>;
+  cancel(taskId: string, options?: CallOptions): Promise<CancelResponse>;
+  continue(taskId: string, prompt: string, options?: CallOptions): Promise<ContinueResponse>;
+  end(taskId: string, options?: CallOptions): Promise<EndResponse>;
   debug(taskId: string, options?: CallOptions): Promise<HistoryRecord>;
-  tasks(options?: CallOptions): Promise<TaskSummary[]>;
+  /** The tasks the worker holds: the running one and the idle sessions. */
+  tasks(options?: CallOptions): Promise<WorkerTask[]>;
   history(page?: { page?: number; limit?: number }, options?: CallOptions): Promise<HistoryPage>;
   historyRecord(taskId: string, options?: CallOptions): Promise<HistoryRecord>;
-  shutdown(request?: { timeout_seconds?: number; force?: boolean }, options?: CallOptions): Promise<ShutdownAnswer>;
+  shutdown(request?: { timeout_seconds?: number; force?: boolean }, options?: CallOptions): Promise<ShutdownResponse>;
 };
 
 /**
@@ -91,7 +98,7 @@ export function createWorkerClient(
     body: unknown,
     options: CallOptions = {},
   ): Promise<T> {
-    const what = `${method} ${path}`;
+    const asked: Asked = { where: `worker ${origin}: ${method} ${path}`, peer: 'the worker', details: { url: origin } };
     const limit = options.timeoutMs ?? timeoutMs;
     const timer = AbortSignal.timeout(limit);
     const signal = options.signal ? AbortSignal.any([options.signal, timer]) : timer;
@@ -110,17 +117,18 @@ export function createWorkerClient(
       status = response.status;
       text = await readText(response, maxBytes);
     } catch (error) {
-      throw errorFromNoAnswer(origin, what, error, {
-        timedOut: timer.aborted && options.signal?.aborted !== true,
-        timeoutMs: limit,
+      const timedOut = timer.aborted && options.signal?.aborted !== true;
+      throw errorFromNoAnswer(error, asked, {
+        signal: options.signal,
+        ...(timedOut ? { timedOutAfterMs: limit } : {}),
       });
     }
-    if (text === undefined) throw invalidAnswer(origin, what, status, `larger than ${maxBytes} bytes`);
-    if (status < 200 || status > 299) throw errorFromAnswer(origin, what, status, text);
+    if (text === undefined) throw invalidAnswer(asked, status, `larger than ${maxBytes} bytes`);
+    if (status < 200 || status > 299) throw errorFromAnswer(status, text, asked);
     const json = parseJson(text);
-    if (json === undefined) throw invalidAnswer(origin, what, status, `malformed JSON${excerpt(text)}`);
+    if (json === undefined) throw invalidAnswer(asked, status, `malformed JSON${excerpt(text)}`);
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw invalidAnswer(origin, what, status, issues(parsed.error));
+    if (!parsed.success) throw invalidAnswer(asked, status, issues(parsed.error));
     return parsed.data;
   }
 
@@ -130,16 +138,16 @@ export function createWorkerClient(
     status: (options) => call('GET', '/status', statusSchema, undefined, options),
     submit: (request, options) => call('POST', '/task', taskCreatedSchema, request, options),
     task: (taskId, options) => call('GET', `/task/${id(taskId)}`, workerTaskSchema, undefined, options),
-    cancel: (taskId, options) => call('POST', `/task/${id(taskId)}/cancel`, cancelAnswerSchema, {}, options),
+    cancel: (taskId, options) => call('POST', `/task/${id(taskId)}/cancel`, cancelResponseSchema, {}, options),
     continue: (taskId, prompt, options) =>
-      call('POST', `/task/${id(taskId)}/continue`, continueAnswerSchema, { prompt }, options),
-    end: (taskId, options) => call('POST', `/task/${id(taskId)}/end`, endAnswerSchema, {}, options),
+      call('POST', `/task/${id(taskId)}/continue`, continueResponseSchema, { prompt }, options),
+    end: (taskId, options) => call('POST', `/task/${id(taskId)}/end`, endResponseSchema, {}, options),
     debug: (taskId, options) => call('GET', `/task/${id(taskId)}/debug`, historyRecordSchema, undefined, options),
-    tasks: (options) => call('GET', '/tasks', tasksAnswerSchema, undefined, options),
+    tasks: async (options) => (await call('GET', '/tasks', taskListSchema, undefined, options)).items,
     history: ({ page = 1, limit = 20 } = {}, options) =>
       call('GET', `/history?page=${page}&limit=${limit}`, historyPageSchema, undefined, options),
     historyRecord: (taskId, options) => call('GET', `/history/${id(taskId)}`, historyRecordSchema, undefined, options),
-    shutdown: (request = {}, options) => call('POST', '/shutdown', shutdownAnswerSchema, request, options),
+    shutdown: (request = {}, options) => call('POST', '/shutdown', shutdownResponseSchema, request, options),
   };
 }
 

@@ -2,11 +2,14 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { errorBodySchema, taskIdSchema } from '../api/schemas.ts';
 import type { Principal, TaskService } from '../service/task-service.ts';
-import type { RouteResponse } from './route.ts';
+import type { RouteResponse } from '../http/route.ts';
+import type { Fleet } from './fleet/fleet.ts';
 
 /** What the API routes need from the server. */
 export type ApiContext = {
   service: TaskService;
+  /** The workers discovery found; calls to them go through it. */
+  fleet: Fleet;
   version: string;
   policy: string;
   heartbeatMs: number;
@@ -24,9 +27,12 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'unauthorized: no valid token or session',
   403: 'forbidden: wrong Host or Origin, or a cross-site request',
   404: 'not_found',
-  409: 'conflict, task_in_progress or already_completed',
+  409: 'conflict, agent_busy, task_in_progress or already_completed',
   413: 'payload_too_large',
   500: 'internal_error',
+  502: 'bad_gateway: the worker did not answer, answered outside its API, or failed on its side',
+  503: 'service_unavailable: the worker is starting or stopping',
+  504: 'timeout: the worker did not answer in time',
 };
 
 /** The error responses a route declares, each with the error body's schema. */

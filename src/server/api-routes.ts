@@ -1,6 +1,16 @@
 import type { ApiContext } from './api-route-parts.ts';
 import { decisionRoute, inboxRoute } from './approval-routes.ts';
-import type { Route } from './route.ts';
+import { fleetEventsRoute } from './fleet/fleet-events-route.ts';
+import {
+  componentRoute,
+  fleetRoute,
+  historyRecordRoute,
+  historyRoute,
+  submitRoute,
+  taskActionRoutes,
+  workerTaskRoute,
+} from './fleet/fleet-routes.ts';
+import type { Route } from '../http/route.ts';
 import { serverInfoRoute } from './server-info-route.ts';
 import {
   doTaskAsyncRoute,
@@ -32,5 +42,12 @@ export function apiRoutes(api: ApiContext): Route[] {
     deliverableRoute,
     inboxRoute,
     decisionRoute,
-  ].map((route) => route(api));
+    fleetRoute,
+    fleetEventsRoute,
+    componentRoute,
+    submitRoute,
+    workerTaskRoute,
+  ]
+    .map((route) => route(api))
+    .concat(taskActionRoutes(api), historyRoute(api), historyRecordRoute(api));
 }

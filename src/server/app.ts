@@ -8,11 +8,13 @@ import { apiRoutes } from './api-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { dashboardRoutes } from './dashboard.ts';
+import { disabledFleet, type Fleet } from './fleet/fleet.ts';
 import { loginLimiter } from './login-limiter.ts';
-import { openApiDocument } from './openapi.ts';
-import { registerRoute } from './register-route.ts';
-import { hostAndOriginGuard, refuse, securityHeaders } from './request-guards.ts';
-import type { Route } from './route.ts';
+import { type ApiAbout, openApiDocument } from '../http/openapi.ts';
+import { registerRoute } from '../http/register-route.ts';
+import { hostAndOriginGuard, refuse, securityHeaders } from '../http/request-guards.ts';
+import type { Route } from '../http/route.ts';
+import { SESSION_COOKIE } from './auth.ts';
 
 /** Options for {@link createServerApp}. */
 export type ServerAppOptions = {
@@ -27,6 +29,8 @@ export type ServerAppOptions = {
   version: string;
   /** The operator policy runs are held to, for `GET /agent/server`. */
   policy: string;
+  /** The workers the fleet routes reach (`createFleet`); `startServer` starts and closes it. @default disabledFleet() */
+  fleet?: Fleet;
   /** The built dashboard (`web/dist`); without it, `/` explains how to build it. */
   dashboardDir?: string;
   /** @default 1048576 (1 MiB) */
@@ -40,6 +44,14 @@ export type ServerAppOptions = {
   /** Checks every JSON response against its route's schema (tests turn it on). @default false */
   validateResponses?: boolean;
   now?: () => number;
+};
+
+const ABOUT: ApiAbout = {
+  title: 'agency',
+  description:
+    'Governed AI agents over HTTP: start tasks, follow their journal live, approve plans and tool calls. ' +
+    'Every route but /auth/login needs `Authorization: Bearer <token>` or the session cookie /auth/login sets.',
+  sessionCookie: SESSION_COOKIE,
 };
 
 /** What the server's middleware tells its handlers: who asks, and how they proved it. */
@@ -76,6 +88,7 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
   const auth = authenticate({ tokens, sessionKey, hosts, scheme, now });
   const api: ApiContext = {
     service,
+    fleet: options.fleet ?? disabledFleet(),
     version: options.version,
     policy: options.policy,
     heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -84,7 +97,7 @@ export function createServerApp(options: ServerAppOptions): Hono<Env> {
   const routes: Route[] = [...authRoutes({ ...session, limiter: loginLimiter(now) }), ...apiRoutes(api)];
   const validate = options.validateResponses === true;
   for (const route of routes) registerRoute(app, route, { authenticate: auth, bodyBytes, uploadBytes, validate });
-  app.get('/openapi.json', auth, (c) => c.json(openApiDocument(routes, options.version)));
+  app.get('/openapi.json', auth, (c) => c.json(openApiDocument(routes, options.version, ABOUT)));
   dashboardRoutes(app, { dir: options.dashboardDir, ...session });
   return app;
 }

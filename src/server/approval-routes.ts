@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decisionRequestSchema, inboxSchema, requestIdSchema } from '../api/schemas.ts';
 import { approvalDecisionSchema } from '../task/contracts/approvals.ts';
 import { type ApiContext, errors, principalOf } from './api-route-parts.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../http/route.ts';
 
 /** `GET /agent/approvals`: the inbox. */
 export const inboxRoute = ({ service }: ApiContext): Route => ({

@@ -6,7 +6,7 @@ import { errorBodySchema } from '../api/schemas.ts';
 import { matchToken, type NamedToken } from '../credentials/bearer-token.ts';
 import { SESSION_COOKIE, signSession } from './auth.ts';
 import { errorBody } from '../api/errors.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../http/route.ts';
 
 /** Counts failed logins per client address. */
 export type LoginLimiter = { allowed(address: string): boolean; failed(address: string): void };

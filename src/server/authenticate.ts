@@ -2,8 +2,9 @@ import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { bearerOf, matchToken, type NamedToken } from '../credentials/bearer-token.ts';
 import type { ServerEnv } from './app.ts';
-import { originAllowed, SESSION_COOKIE, verifySession } from './auth.ts';
-import { refuse } from './request-guards.ts';
+import { originAllowed } from '../http/hosts.ts';
+import { SESSION_COOKIE, verifySession } from './auth.ts';
+import { refuse } from '../http/request-guards.ts';
 
 /** What {@link authenticate} checks credentials against. */
 export type AuthenticateOptions = {

@@ -12,7 +12,7 @@ export {
   type TaskServiceOptions,
 } from '../service/task-service.ts';
 export { createServerApp, type ServerAppOptions, type ServerEnv } from './app.ts';
-export { allowedHosts } from './auth.ts';
+export { allowedHosts } from '../http/hosts.ts';
 export type { NamedToken } from '../credentials/bearer-token.ts';
 export { type RunningServer, startServer, type StartServerOptions } from './serve.ts';
 export type { FollowEnd, FollowResult } from './mcp/follow-task.ts';

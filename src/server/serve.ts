@@ -7,8 +7,11 @@ import type { AgencyRoot } from '../config/agency-root.ts';
 import type { ServiceLogger } from '../service/service-logger.ts';
 import type { TaskService } from '../service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from './app.ts';
-import { allowedHosts, wildcardNames } from './auth.ts';
-import { serverToken, sessionKey, tlsFiles } from './server-files.ts';
+import { allowedHosts, wildcardNames } from '../http/hosts.ts';
+import { apiToken } from '../http/token-file.ts';
+import { createFleet, type FleetOptions } from './fleet/fleet.ts';
+import { instanceTokens } from './fleet/worker-tokens.ts';
+import { sessionKey, tlsFiles } from './server-files.ts';
 
 /** Options for {@link startServer}. */
 export type StartServerOptions = {
@@ -30,6 +33,11 @@ export type StartServerOptions = {
   /** The name decisions made with the token are signed with. @default 'operator' */
   principal?: string;
   dashboardDir?: string;
+  /**
+   * Where the fleet routes look for workers: a port range of this host and a static list; absent, the fleet is off.
+   * Workers bound beyond loopback get their own token from `<root>/agents/<name>/token`, never the server's.
+   */
+  fleet?: Pick<FleetOptions, 'host' | 'ports' | 'urls' | 'timeoutMs' | 'discovery'>;
   env?: NodeJS.ProcessEnv;
 } & Pick<ServerAppOptions, 'bodyBytes' | 'uploadBytes' | 'heartbeatMs' | 'validateResponses'>;
 
@@ -52,7 +60,7 @@ export type RunningServer = {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { root, service, logger } = options;
   const host = options.host ?? '127.0.0.1';
-  const token = await serverToken(root.server, options.env);
+  const token = await apiToken(root.server, options.env);
   // The token never reaches a log line or an error message.
   defaultRedactor.register(token.token);
   const key = await sessionKey(root);
@@ -61,6 +69,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     : undefined;
   // The Host check needs the port, which a port of 0 only has once bound: the set is filled in then.
   const hosts = new Set<string>();
+  const fleet = options.fleet
+    ? createFleet({ ...options.fleet, tokens: instanceTokens({ root, serverTokens: [token.token] }) })
+    : undefined;
   const app = createServerApp({
     service,
     tokens: [{ name: options.principal ?? 'operator', token: token.token }],
@@ -71,6 +82,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     version: options.version,
     policy: options.policy,
     ...(options.dashboardDir ? { dashboardDir: options.dashboardDir } : {}),
+    ...(fleet ? { fleet } : {}),
     ...(options.bodyBytes ? { bodyBytes: options.bodyBytes } : {}),
     ...(options.uploadBytes ? { uploadBytes: options.uploadBytes } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
@@ -96,12 +108,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const url = `${certificate ? 'https' : 'http'}://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${port}`;
   logger.info({ url, tls: certificate !== undefined }, 'agency serve listening');
+  fleet?.start();
   return {
     url,
     newToken: token.generated ? token.token : undefined,
     tokenFile: token.file,
     certFile: certificate?.certFile,
     async close() {
+      fleet?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections?.();

@@ -1,6 +1,6 @@
 import { serverInfoSchema } from '../api/schemas.ts';
 import { type ApiContext, errors, principalOf } from './api-route-parts.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../http/route.ts';
 
 /** `GET /agent/server`: what this server allows, and who asks. */
 export const serverInfoRoute = (api: ApiContext): Route => ({

@@ -16,7 +16,7 @@ import { AgencyError } from '../core/errors.ts';
 import { toBudgets } from '../service/budgets.ts';
 import type { IncomingFile } from '../service/task-intake.ts';
 import { type ApiContext, errors, idParams, principalOf, viewQuery } from './api-route-parts.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../http/route.ts';
 
 type View = 'minimal' | 'summary' | 'full';
 

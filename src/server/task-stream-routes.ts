@@ -4,7 +4,7 @@ import { taskIdSchema } from '../api/schemas.ts';
 import { AgencyError } from '../core/errors.ts';
 import { type ApiContext, errors, idParams } from './api-route-parts.ts';
 import { eventStream, resumeAfter } from './event-stream.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../http/route.ts';
 
 /** `GET /agent/tasks/{id}/events`: the journal as SSE or NDJSON, live, resumable. */
 export const taskEventsRoute = ({ service, heartbeatMs }: ApiContext): Route => ({

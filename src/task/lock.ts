@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
 
@@ -76,6 +76,23 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return errnoCode(error) === 'EPERM';
+  }
+}
+
+/**
+ * When a process started (ms since the epoch), from `/proc` on Linux; undefined elsewhere or when it is gone. With
+ * the pid it names a process for good: a pid reused by a later process has another start. Field 22 of
+ * `/proc/<pid>/stat` is its start in clock ticks after boot (100 a second on Linux), and `/proc/stat` has the boot
+ * time, which the kernel may shift by a second as the clock is adjusted: compare with a little slack.
+ */
+export async function processStartedAt(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
   }
 }
 

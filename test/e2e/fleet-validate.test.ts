@@ -83,6 +83,27 @@ describe('agency validate', () => {
     );
   });
 
+  it("checks a scheduler's schedule with its own schema: a bad cron names the entry, line and field", async () => {
+    const root = await dataRoot({
+      'directors/sched/config.yaml': [
+        'type: scheduler',
+        'name: sched',
+        'port: 9101',
+        'schedule:',
+        '  - name: nightly',
+        '    cron: "0 2 * *"',
+        '    prompt: Clean up',
+        '    workdir: /srv/app',
+        '',
+      ].join('\n'),
+    });
+    const result = await cli(['validate', '--all', '--root', root]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'config.yaml:6:5: schedule[0].cron: must have 5 fields (minute hour day month weekday), e.g. "0 2 * * *"; it has 4',
+    );
+  });
+
   it('wants a file or --all', async () => {
     const result = await cli(['validate']);
     expect(result.code).toBe(2);

@@ -32,7 +32,8 @@ describe('agency worker, the process', () => {
       type: 'agent',
       name: 'w1',
       state: 'idle',
-      config: { executor: 'claude', executor_version: 'scripted 1.0', model: 'sonnet' },
+      // Its own pid, which `agency kill` signals.
+      config: { executor: 'claude', executor_version: 'scripted 1.0', model: 'sonnet', pid: worker.child.pid },
     });
     const created = await worker.json<Created>('/task', { json: { prompt: 'write first.txt' } });
     expect(created.status).toBe('working');

@@ -211,6 +211,18 @@ const ENTRIES: Record<string, string[]> = {
     'silentLogger',
     'startServer',
   ],
+  'agency/fleet': [
+    'FINAL_WORKER_TASK_STATES',
+    'WORKER_TASK_STATES',
+    'agencyRoot',
+    'agencyRootAt',
+    'createDiscovery',
+    'createWorkerClient',
+    'isIdleWorker',
+    'loadWorkerConfig',
+    'startWorker',
+    'workerConfigPath',
+  ],
 };
 
 describe('package exports', () => {

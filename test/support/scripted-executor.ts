@@ -2,6 +2,7 @@
 // does what the task's prompt says, deterministically:
 //   sleep <ms>         finishes after <ms>, or ends with partial output when stopped
 //   hang               runs until stopped, then ends with partial output
+//   stubborn           runs until the worker gives up on it: it ignores being stopped, as a stuck process would
 //   echo-env <NAME>    puts the variable's value in its output, stdout, stderr and events, and its sha256 in the output
 //   write <file>       writes <file> in its working directory and lists the directory
 //   fail <type>        fails with that error type
@@ -15,16 +16,21 @@ import type { ExecutorSetup } from '../../src/fleet/executors/load-executor.ts';
 export function createExecutor(setup: ExecutorSetup): Executor {
   return {
     kind: setup.config.executor,
+    // SCRIPTED_EXECUTOR_CHECK=fail fails the check; SCRIPTED_EXECUTOR_CHECK_MS=<ms> keeps the worker starting that long.
     async check() {
       if (setup.hostEnv.SCRIPTED_EXECUTOR_CHECK === 'fail') return { ok: false, problem: 'scripted: told to fail' };
+      await new Promise((resolve) => setTimeout(resolve, Number(setup.hostEnv.SCRIPTED_EXECUTOR_CHECK_MS ?? 0)));
       return { ok: true, version: 'scripted 1.0' };
     },
     run: (request) => run(request),
   };
 }
 
-// The task's own text: what follows the composed prompt's last "# Task" heading (a continue sends it alone).
-function taskText(prompt: string): string {
+/**
+ * A task's own text in the whole prompt an executor gets: what follows the composed prompt's last "# Task" heading,
+ * after the instructions the worker puts first (a continue sends it alone).
+ */
+export function taskText(prompt: string): string {
   const at = prompt.lastIndexOf('# Task\n\n');
   return (at === -1 ? prompt : prompt.slice(at + 8)).trim();
 }
@@ -50,6 +56,8 @@ async function run(request: ExecutorRequest): Promise<ExecutorResult> {
         ? { exitCode: 143, output: 'partial', stdout: 'partial\n', stderr: 'terminated\n' }
         : ok(`slept ${argument}`);
     }
+    case 'stubborn':
+      return new Promise<never>(() => undefined);
     case 'echo-env': {
       const value = request.env[argument] ?? '';
       const digest = createHash('sha256').update(value).digest('hex');

@@ -22,8 +22,8 @@ export type ScriptedTurn =
  */
 export type ScriptContext = { prompt: string; turn: number; toolResults: SeenToolResult[]; model: string; cwd: string };
 
-/** One request the server received. */
-export type SeenRequest = { method: string; path: string; body: unknown };
+/** One request the server received; `apiKey` is its `x-api-key` header (or its bearer token). */
+export type SeenRequest = { method: string; path: string; body: unknown; apiKey: string | undefined };
 
 type Block = { type: string; text?: string; content?: unknown; tool_use_id?: string; is_error?: boolean };
 type MessagesBody = {
@@ -82,7 +82,7 @@ export async function startScriptedMessagesServer(script: (context: ScriptContex
     request.on('end', () => {
       const path = request.url ?? '';
       const body: unknown = text ? JSON.parse(text) : undefined;
-      requests.push({ method: request.method ?? '', path, body });
+      requests.push({ method: request.method ?? '', path, body, apiKey: apiKeyOf(request) });
       route(request, response, path, body as MessagesBody, script);
     });
   });
@@ -101,6 +101,9 @@ export async function startScriptedMessagesServer(script: (context: ScriptContex
       }),
   };
 }
+
+const apiKeyOf = (request: IncomingMessage) =>
+  (request.headers['x-api-key'] as string | undefined) ?? request.headers.authorization?.replace(/^Bearer /, '');
 
 const hasTools = (body: unknown) => Array.isArray((body as MessagesBody | undefined)?.tools);
 

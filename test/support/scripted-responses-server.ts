@@ -42,14 +42,16 @@ export function responsesContext(body: ResponsesBody): ResponsesContext {
 
 /** Starts the server on an ephemeral 127.0.0.1 port. `url` ends in `/v1`, as a provider's `base_url`. */
 export async function startScriptedResponsesServer(script: (context: ResponsesContext) => ScriptedResponse) {
-  const requests: Array<{ method: string; path: string; body: unknown }> = [];
+  // `apiKey`: the request's bearer token.
+  const requests: Array<{ method: string; path: string; body: unknown; apiKey: string | undefined }> = [];
   const server = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString()));
     request.on('end', () => {
       const path = request.url ?? '';
       const body: unknown = text ? JSON.parse(text) : undefined;
-      requests.push({ method: request.method ?? '', path, body });
+      const apiKey = request.headers.authorization?.replace(/^Bearer /, '');
+      requests.push({ method: request.method ?? '', path, body, apiKey });
       if (request.method !== 'POST' || path.split('?')[0] !== '/v1/responses') {
         return sendJson(response, 404, {
           error: { message: `no ${path}`, type: 'invalid_request_error', code: 'not_found' },

@@ -7,7 +7,7 @@ import { agencyRootAt, type AgencyRoot } from '../../src/config/agency-root.ts';
 import { silentLogger } from '../../src/service/service-logger.ts';
 import { createTaskService, type TaskService, type TaskServiceOptions } from '../../src/service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from '../../src/server/app.ts';
-import { allowedHosts } from '../../src/server/auth.ts';
+import { allowedHosts } from '../../src/http/hosts.ts';
 import { createRunner } from '../../src/task/runner.ts';
 import { fixtureTools, phaseModel, type PhaseScript } from './governed-fixture.ts';
 

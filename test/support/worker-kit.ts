@@ -15,7 +15,7 @@ import { workerStatus } from '../../src/fleet/worker/worker-status.ts';
 import { createWorker, type Worker } from '../../src/fleet/worker/worker.ts';
 import { createLogger } from '../../src/obs/logger.ts';
 import type { NamedToken } from '../../src/credentials/bearer-token.ts';
-import { allowedHosts } from '../../src/server/auth.ts';
+import { allowedHosts } from '../../src/http/hosts.ts';
 import { silentLogger } from '../../src/service/service-logger.ts';
 
 /** One run of the gate executor: what it was asked, and how the test ends it. */
@@ -112,6 +112,7 @@ export async function workerKit(options: WorkerKitOptions = {}) {
         port: () => 9000,
         executorVersion: () => '9.9.9 (gate)',
         startedAt: Date.now(),
+        pid: process.pid,
         now: Date.now,
       }),
     onShutdown: (drained) => shutdowns.push(drained),

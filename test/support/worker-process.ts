@@ -40,7 +40,11 @@ export async function workerRoot(
   return root;
 }
 
-/** Spawns `agency worker <name> --root <root> --port 0` and waits for its URL (and, unless told not to, `ready`). */
+/**
+ * Spawns `agency worker <name> --root <root> --port <port>` (0: a free one) and waits for its URL (and, unless told not
+ * to, `ready`). It runs the scripted executor unless `scripted: false`, which leaves it the one its config names (a
+ * real CLI).
+ */
 export async function startWorkerProcess(
   name: string,
   root: string,
@@ -48,10 +52,15 @@ export async function startWorkerProcess(
     env = {},
     waitReady = true,
     args = [],
-  }: { env?: Record<string, string>; waitReady?: boolean; args?: string[] } = {},
+    scripted = true,
+    port = 0,
+  }: { env?: Record<string, string>; waitReady?: boolean; args?: string[]; scripted?: boolean; port?: number } = {},
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [agency, 'worker', name, '--root', root, '--port', '0', ...args], {
-    env: { ...process.env, AGENCY_WORKER_TEST_EXECUTOR: SCRIPTED_EXECUTOR, ...env },
+  const parentEnv = { ...process.env };
+  delete parentEnv['AGENCY_WORKER_TEST_EXECUTOR'];
+  const hook = scripted ? { AGENCY_WORKER_TEST_EXECUTOR: SCRIPTED_EXECUTOR } : {};
+  const child = spawn(process.execPath, [agency, 'worker', name, '--root', root, '--port', String(port), ...args], {
+    env: { ...parentEnv, ...hook, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -59,7 +68,7 @@ export async function startWorkerProcess(
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agency worker did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`agency worker did not start:\n${output}`)), 60_000);
     const look = () => {
       const match = /^agency worker \S+: (http:\/\/\S+)/m.exec(output);
       if (match && (!waitReady || /^ready: /m.test(output))) {

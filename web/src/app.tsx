@@ -7,6 +7,7 @@ import { useResource } from './hooks/use-resource.ts';
 import { useSession } from './hooks/use-session.ts';
 import { matchRoute, type Route } from './lib/routes.ts';
 import { ApprovalsPage } from './pages/approvals-page.tsx';
+import { FleetPage } from './pages/fleet-page.tsx';
 import { LoginPage } from './pages/login-page.tsx';
 import { NewTaskPage } from './pages/new-task-page.tsx';
 import { NotFoundPage } from './pages/not-found-page.tsx';
@@ -69,6 +70,8 @@ function page(
       return <ApprovalsPage onChanged={onChanged} />;
     case 'new':
       return <NewTaskPage server={server} />;
+    case 'fleet':
+      return <FleetPage />;
     case 'not_found':
       return <NotFoundPage path={route.path} />;
   }

@@ -1,11 +1,11 @@
 import { AgencyError } from '../../core/errors.ts';
-import type { Component } from '../../fleet/discovery/component.ts';
+import { type Component, componentJson } from '../../fleet/discovery/component.ts';
 import { createDiscovery } from '../../fleet/discovery/discovery.ts';
 import { label } from '../../fleet/directors/cli/place-task.ts';
 import { killComponents, type Selector, selectComponents, shutdownComponents } from '../../fleet/fleet-control.ts';
 import { createWorkerClient } from '../../fleet/worker-client.ts';
 import { EXIT } from '../exit-codes.ts';
-import { componentJson, formatFleetTable } from '../fleet-view.ts';
+import { formatFleetTable } from '../fleet-view.ts';
 import { type Output, paint } from '../render.ts';
 import { stopOnSignals } from '../signals.ts';
 import { type FleetFlags, fleetSettings } from './fleet-options.ts';
@@ -87,7 +87,8 @@ export async function shutdownCommand(
         `${paint(out, 'green', '✓')} ${name}: ${outcome.answer.message} (drain ${outcome.answer.drain_timeout} s)\n`,
       );
     } else {
-      const hint = outcome.error.code === 'task_active' ? ' (--force cancels it)' : '';
+      const hint =
+        outcome.error.code === 'task_active' ? ' (--force cancels it after the drain time; --timeout 0 at once)' : '';
       out.write(`${paint(out, 'red', '✗')} ${name}: ${outcome.error.message.replace(/^worker \S+: /, '')}${hint}\n`);
     }
   }
@@ -97,7 +98,7 @@ export async function shutdownCommand(
 /** `agency kill`: SIGTERM to each selected component's process, SIGKILL 5 s later to those still running. */
 export async function killCommand(options: SelectorFlags, out: Output): Promise<number> {
   const { targets } = await selected(options);
-  const outcomes = await killComponents(targets, { agencyRoot: fleetSettings(options).root });
+  const outcomes = await killComponents(targets);
   const marks = { terminated: 'green', killed: 'yellow', gone: 'dim', skipped: 'red' } as const;
   for (const outcome of outcomes) {
     out.write(

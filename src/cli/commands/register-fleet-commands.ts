@@ -12,6 +12,7 @@ function whole(what: string, min: number, max: number) {
   };
 }
 const seconds = whole('a number of seconds', 1, 86_400);
+const drainSeconds = whole('a number of seconds', 0, 3_600);
 const port = whole('a port number', 1, 65_535);
 const repeat = (value: string, previous: string[] = []) => collect(value, previous);
 
@@ -74,15 +75,16 @@ export function registerFleetCommands(program: Command, wrap: WrapAction, out: O
     program
       .command('shutdown')
       .description('Ask components to shut down gracefully; one running a task refuses unless --force')
-      .option('--force', 'cancel a running task instead of refusing')
-      .option('--timeout <seconds>', 'how long a component may drain (its default otherwise)', seconds),
+      .option('--force', 'stop a running task (after --timeout) instead of refusing')
+      .option(
+        '--timeout <seconds>',
+        'how long a running task may finish before it is cancelled (0: at once; 30 by default)',
+        drainSeconds,
+      ),
   ).action(wrap(async (options) => (await commands()).shutdownCommand(options, out)));
 
   selectors(
-    program
-      .command('kill')
-      .description("Stop components' processes: SIGTERM, then SIGKILL after 5 s")
-      .option('--root <dir>', 'the data root, for pid files (default: $AGENCY_ROOT, else ~/.agency)'),
+    program.command('kill').description("Stop components' processes (their /status pid): SIGTERM, SIGKILL 5 s later"),
   ).action(wrap(async (options) => (await commands()).killCommand(options, out)));
 }
 
@@ -113,6 +115,21 @@ export function registerWorkerCommand(program: Command, wrap: WrapAction, out: O
     .action(
       wrap(async (name: string | undefined, options: { config?: string; root?: string; port?: number }) =>
         (await import('./worker.ts')).workerCommand(name, options, out, err),
+      ),
+    );
+}
+
+/** Registers `agency director`. */
+export function registerDirectorCommand(program: Command, wrap: WrapAction, out: Output, err: Output): void {
+  program
+    .command('director')
+    .description('Run a director daemon (a scheduler…): it finds work and hands it to workers (docs/directors.md)')
+    .argument('<name>', 'the director: its config is directors/<name>/config.yaml under the data root')
+    .option('--root <dir>', 'the data root (default: $AGENCY_ROOT, else ~/.agency)')
+    .option('--port <n>', "instead of the config's port (0 picks a free one)", whole('a port number', 0, 65_535))
+    .action(
+      wrap(async (name: string, options: { root?: string; port?: number }) =>
+        (await import('./director.ts')).directorCommand(name, options, out, err),
       ),
     );
 }

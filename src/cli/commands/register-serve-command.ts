@@ -64,7 +64,17 @@ export function registerServeCommand(program: Command, wrap: WrapAction, out: Ou
       'also serve the tasks over MCP (Streamable HTTP) on 127.0.0.1:<n>/mcp, with the same token (0 picks a free port)',
       port,
     )
-    .option('--log-file <file>', 'where the JSON log goes (default: <root>/server/server.log)');
+    .option('--log-file <file>', 'where the JSON log goes (default: <root>/server/server.log)')
+    .option(
+      '--fleet-ports <from-to>',
+      'the ports of 127.0.0.1 scanned for workers (default: $AGENCY_FLEET_PORTS, else 9000-9199; none: no scan)',
+    )
+    .option(
+      '--fleet-worker <url>',
+      'a worker polled besides the scan (repeatable; $AGENCY_FLEET_URLS adds more)',
+      repeat,
+    )
+    .option('--no-fleet', 'no fleet: no scan, no polling, the fleet routes and page empty');
   operatorOptions(serve).action(wrap(async (options) => (await import('./serve.ts')).serveCommand(options, out)));
 }
 

@@ -7,6 +7,7 @@ import type { TaskService } from '../../service/task-service.ts';
 import { startServer } from '../../server/serve.ts';
 import type { Output } from '../render.ts';
 import { openOperatorService, type ServiceCommandOptions } from './operator-service.ts';
+import { describeFleet, type ServeFleetFlags, serveFleet } from './serve-fleet.ts';
 
 /** Options of `agency serve`. */
 export type ServeCommandOptions = {
@@ -19,7 +20,8 @@ export type ServeCommandOptions = {
   mcpPort?: number;
   logFile?: string;
   logLevel?: 'info' | 'debug' | 'warn' | 'error';
-} & ServiceCommandOptions;
+} & ServeFleetFlags &
+  ServiceCommandOptions;
 
 const VERSION = '0.1.0';
 /** The name the server token acts as, over HTTP and over MCP alike. */
@@ -32,6 +34,7 @@ const PRINCIPAL = 'operator';
  */
 export async function serveCommand(options: ServeCommandOptions, out: Output): Promise<number> {
   const root = options.root ? agencyRootAt(options.root) : agencyRoot();
+  const fleet = serveFleet(options);
   const logger = createLogger({
     level: options.logLevel ?? 'info',
     destination: options.logFile ?? join(root.server, 'server.log'),
@@ -52,6 +55,7 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
     ...(options.regenCert ? { regenerateCertificate: true } : {}),
     ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
     ...(existsSync(dashboard) ? { dashboardDir: dashboard } : {}),
+    ...(fleet ? { fleet } : {}),
   });
   const mcp = options.mcpPort === undefined ? undefined : await serveMcp(options, root, service, logger);
   out.write(`agency serve: ${server.url}  (data root ${root.root})\n`);
@@ -62,6 +66,7 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
   else out.write('Token: from AGENCY_TOKEN\n');
   if (server.certFile) out.write(`TLS: self-signed certificate ${server.certFile}\n`);
   if (mcp) out.write(`MCP: ${mcp.url}  (Streamable HTTP, the same token)\n`);
+  out.write(`Fleet: ${describeFleet(fleet)}\n`);
   out.write(
     `Models: ${models.join(', ')}; policy: ${operator.policy}; log: ${options.logFile ?? join(root.server, 'server.log')}\n`,
   );
@@ -81,8 +86,8 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
 async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service: TaskService, logger: ServiceLogger) {
   const { createMcpServer } = await import('../../mcp/mcp-server.ts');
   const { createTasksCapability } = await import('../../server/mcp/tasks-capability.ts');
-  const { serverToken } = await import('../../server/server-files.ts');
-  const { token } = await serverToken(root.server);
+  const { apiToken } = await import('../../http/token-file.ts');
+  const { token } = await apiToken(root.server);
   const mcp = createMcpServer({
     name: 'agency',
     version: VERSION,

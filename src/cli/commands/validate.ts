@@ -3,6 +3,16 @@ import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import { checkAllConfigs, checkConfigFile, type ConfigCheck } from '../../config/validate-configs.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { Output } from '../render.ts';
+import { readYamlConfig } from '../../config/yaml-file.ts';
+import type { DirectorKindCheck } from '../../config/validate-configs.ts';
+import { directorTypes, loadDirectorKind } from '../../fleet/directors/kinds.ts';
+
+// A director that `agency director` runs is checked with its kind's own schema as well.
+const checkKind: DirectorKindCheck = async (file, type) => {
+  if (!directorTypes().includes(type)) return;
+  const kind = await loadDirectorKind(type, file);
+  await readYamlConfig(file, kind.configSchema, 'docs/directors.md describes it');
+};
 
 /** Options of `agency validate`. */
 export type ValidateOptions = { all?: boolean; root?: string };
@@ -18,7 +28,8 @@ export async function validateCommand(file: string | undefined, options: Validat
     err.write('agency validate: give one config file, or --all for every config under the data root\n');
     return EXIT.usage;
   }
-  const checks = file !== undefined ? [await checkConfigFile(file, root)] : await checkAllConfigs(root);
+  const checks =
+    file !== undefined ? [await checkConfigFile(file, root, checkKind)] : await checkAllConfigs(root, checkKind);
   if (checks.length === 0) {
     out.write(`No configs under ${root.agents} or ${root.directors}\n`);
     return EXIT.ok;

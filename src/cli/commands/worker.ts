@@ -36,7 +36,7 @@ export async function workerCommand(
   const running = await startWorker({
     config,
     root,
-    version: version(),
+    version: packageVersion(),
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(testExecutor ? { executorModule: testExecutor } : {}),
   });
@@ -74,7 +74,8 @@ export async function workerCommand(
   return EXIT.ok;
 }
 
-function version(): string {
+/** agency's version, from its package.json: what a worker's and a director's `/status` report. */
+export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };

@@ -1,6 +1,7 @@
 // The wire contract of a worker daemon (`agency worker`), seed 004's appendix A: the universal `/status` and
 // `/shutdown`, and the agent endpoints (`/task`, `/task/:id`, cancel, continue, end, debug, `/tasks`, `/history`).
-// Plain zod: directors, the dashboard and the CLI type their calls from it.
+// Plain zod: the worker validates its requests (and, in tests, its answers) with it; its client, directors, the
+// dashboard and the CLI parse and type the answers with the same schemas.
 import { z } from 'zod';
 
 /** Where a component is in its life: `starting` until its config is valid and its executor answered its check. */
@@ -78,6 +79,11 @@ export const taskRequestSchema = z
       .optional(),
     /** Extra environment for the executor; names of credentials the worker holds are refused. */
     env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/), z.string().max(10_000)).optional(),
+    /**
+     * An existing absolute directory the executor works in instead of a fresh session directory; it must lie within
+     * the worker's `sandbox.read_write_paths` (checked on its real path). Continued turns work there too.
+     */
+    workdir: z.string().min(1).max(4096).optional(),
   })
   .strict();
 
@@ -126,6 +132,8 @@ export const historyPageSchema = z
 export const historyRecordSchema = workerTaskSchema
   .extend({
     prompt: z.string(),
+    /** The task's own workdir (its real path), when `POST /task` gave one; else it works in its session directory. */
+    workdir: z.string().nullable().optional(),
     log: z.array(z.object({ time: z.iso.datetime(), level: z.string(), message: z.string() }).strict()),
     stdout: z.string(),
     stderr: z.string(),
@@ -173,6 +181,14 @@ export type WorkerTaskRequest = z.infer<typeof taskRequestSchema>;
 export type WorkerTask = z.infer<typeof workerTaskSchema>;
 /** A history record. */
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+/** `POST /task/:id/cancel` → 200. */
+export type CancelResponse = z.infer<typeof cancelResponseSchema>;
+/** `POST /task/:id/continue` → 200. */
+export type ContinueResponse = z.infer<typeof continueResponseSchema>;
+/** `POST /task/:id/end` → 200. */
+export type EndResponse = z.infer<typeof endResponseSchema>;
+/** `POST /shutdown` → 202. */
+export type ShutdownResponse = z.infer<typeof shutdownResponseSchema>;
 /** One of {@link WORKER_TASK_STATES}. */
 export type WorkerTaskState = (typeof WORKER_TASK_STATES)[number];
 /** One of {@link TASK_ERROR_TYPES}. */

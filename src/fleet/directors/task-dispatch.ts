@@ -28,7 +28,14 @@ export type DispatchOutcome =
 
 /** Hands tasks to workers and follows them. Every call may be retried after a director restart. */
 export type TaskDispatch = {
-  dispatch(request: DispatchRequest, options?: { signal?: AbortSignal }): Promise<DispatchedTask>;
+  /**
+   * Hands the task to an idle worker, waiting up to `waitMs` (with backoff) while every worker is busy or none is
+   * found; `onWait` is told of each wait (how long, and who is busy), so a director can record it.
+   */
+  dispatch(
+    request: DispatchRequest,
+    options?: { signal?: AbortSignal; onWait?: (wait: { delayMs: number; busy: string[] }) => void },
+  ): Promise<DispatchedTask>;
   /** Waits until the task leaves `queued`/`working`/`cancelling`: `idle` (a session waiting), or a final state. */
   settle(task: DispatchedTask, options?: { signal?: AbortSignal }): Promise<DispatchOutcome>;
   /** The next prompt in the task's session, on the worker that holds it. */

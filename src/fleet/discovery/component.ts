@@ -114,3 +114,22 @@ export function findComponent(components: readonly Component[], wanted: string):
       (/^\d+$/.test(wanted) && portOf(component) === Number(wanted)),
   );
 }
+
+/** A component as JSON: what `agency fleet --json` prints, and what the server's fleet routes build on. */
+export function componentJson(component: Component) {
+  const { status } = component;
+  return {
+    name: status?.name ?? null,
+    type: status?.type ?? null,
+    interfaces: status?.interfaces ?? [],
+    url: component.url,
+    source: component.source,
+    state: status?.state ?? null,
+    health: component.health,
+    failures: component.failures,
+    error: component.error ?? null,
+    version: status?.version ?? null,
+    uptime_seconds: status?.uptime_seconds ?? null,
+    current_task: status?.current_task ?? null,
+  };
+}

@@ -60,7 +60,43 @@ export type Discovery = {
  * const discovery = createDiscovery({ urls: ['http://10.0.0.5:9000'] });
  * const idle = (await discovery.refresh()).filter(isIdleWorker);
  */
-export function createDiscovery({
+export function createDiscovery(options: DiscoveryOptions = {}): Discovery {
+  const state = discoveryState(options);
+  const { known, pollTimers, timers, inFlight } = state;
+  return {
+    async refresh() {
+      const before = [...known.keys()];
+      await track(state, Promise.all([scan(state), ...before.map((url) => pollOnce(state, url))]));
+      for (const url of before) schedulePoll(state, url);
+      return list(state);
+    },
+    start() {
+      if (state.running) return;
+      state.running = true;
+      scanLoop(state);
+      for (const url of known.keys()) void track(state, pollOnce(state, url)).then(() => schedulePoll(state, url));
+    },
+    stop() {
+      state.running = false;
+      timers.clearTimeout(state.scanTimer);
+      for (const handle of pollTimers.values()) timers.clearTimeout(handle);
+      pollTimers.clear();
+    },
+    components: () => list(state),
+    async poll(url) {
+      const next = await track(state, pollOnce(state, url));
+      schedulePoll(state, url);
+      return next;
+    },
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    ignored: () => state.ignored,
+  };
+}
+
+// The options with their defaults, and what a discovery keeps between scans and polls.
+function discoveryState({
   host = '127.0.0.1',
   ports = DEFAULT_PORTS,
   urls = [],
@@ -74,118 +110,116 @@ export function createDiscovery({
   probe,
   clientFor = (url) => createWorkerClient(url, { timeoutMs: statusTimeoutMs }),
   onChange,
-}: DiscoveryOptions = {}): Discovery {
+}: DiscoveryOptions) {
   const known = new Map<string, Component>();
-  const pollTimers = new Map<string, unknown>();
-  const inFlight = new Set<Promise<unknown>>();
-  const ignored = new Map<string, string>();
-  const clients = new Map<string, WorkerClient>();
-  let scanTimer: unknown;
-  let running = false;
   for (const url of urls) {
     const origin = staticUrl(url);
     known.set(origin, newComponent(origin, 'static', timers.now()));
   }
-
-  const client = (url: string) => clients.get(url) ?? clients.set(url, clientFor(url)).get(url)!;
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    inFlight.add(promise);
-    void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
-    return promise;
-  };
-  const list = () =>
-    [...known.values()].sort((a, b) => (portOf(a) ?? 0) - (portOf(b) ?? 0) || a.url.localeCompare(b.url));
-  const update = (next: Component) => {
-    const before = known.get(next.url);
-    known.set(next.url, next);
-    if (!before || fingerprint(before) !== fingerprint(next)) onChange?.(list());
-  };
-
-  async function pollOnce(url: string): Promise<Component | undefined> {
-    if (!known.has(url)) return undefined;
-    let result: Parameters<typeof afterPoll>[1];
-    try {
-      result = { ok: true, status: await client(url).status() };
-    } catch (error) {
-      result = { ok: false, error: errorMessage(error) };
-    }
-    const current = known.get(url);
-    if (!current) return undefined;
-    const next = afterPoll(current, result, timers.now());
-    update(next);
-    return next;
-  }
-
-  function schedulePoll(url: string): void {
-    const component = known.get(url);
-    if (!running || !component) return;
-    timers.clearTimeout(pollTimers.get(url));
-    const ms = pollInterval(component, { idleMs: idleIntervalMs, workingMs: workingIntervalMs });
-    pollTimers.set(
-      url,
-      timers.setTimeout(() => {
-        pollTimers.delete(url);
-        void track(pollOnce(url)).then(() => schedulePoll(url));
-      }, ms),
-    );
-  }
-
-  async function scan(): Promise<void> {
-    if (!ports) return;
-    const open = await scanPorts({ host, ports, concurrency, connectTimeoutMs, ...(probe ? { probe } : {}) });
-    await Promise.all(
-      open.map(async (port) => {
-        const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-        if (known.has(url)) return;
-        try {
-          const status = await client(url).status();
-          ignored.delete(url);
-          update(afterPoll(newComponent(url, 'scan', timers.now()), { ok: true, status }, timers.now()));
-          schedulePoll(url);
-        } catch (error) {
-          ignored.set(url, errorMessage(error));
-        }
-      }),
-    );
-  }
-
-  function scanLoop(): void {
-    if (!running) return;
-    void track(scan()).finally(() => {
-      if (running) scanTimer = timers.setTimeout(scanLoop, scanIntervalMs);
-    });
-  }
-
   return {
-    async refresh() {
-      const before = [...known.keys()];
-      await track(Promise.all([scan(), ...before.map((url) => pollOnce(url))]));
-      for (const url of before) schedulePoll(url);
-      return list();
-    },
-    start() {
-      if (running) return;
-      running = true;
-      scanLoop();
-      for (const url of known.keys()) void track(pollOnce(url)).then(() => schedulePoll(url));
-    },
-    stop() {
-      running = false;
-      timers.clearTimeout(scanTimer);
-      for (const handle of pollTimers.values()) timers.clearTimeout(handle);
-      pollTimers.clear();
-    },
-    components: list,
-    async poll(url) {
-      const next = await track(pollOnce(url));
-      schedulePoll(url);
-      return next;
-    },
-    async settled() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
-    ignored: () => ignored,
+    host,
+    ports,
+    scanIntervalMs,
+    intervals: { idleMs: idleIntervalMs, workingMs: workingIntervalMs },
+    connectTimeoutMs,
+    concurrency,
+    timers,
+    probe,
+    clientFor,
+    onChange,
+    known,
+    pollTimers: new Map<string, unknown>(),
+    inFlight: new Set<Promise<unknown>>(),
+    /** Open ports whose `/status` is not a component's, and why. */
+    ignored: new Map<string, string>(),
+    clients: new Map<string, WorkerClient>(),
+    scanTimer: undefined as unknown,
+    running: false,
   };
+}
+type DiscoveryState = ReturnType<typeof discoveryState>;
+
+function client(state: DiscoveryState, url: string): WorkerClient {
+  const { clients } = state;
+  return clients.get(url) ?? clients.set(url, state.clientFor(url)).get(url)!;
+}
+
+// Keeps a promise in flight until it settles, for `settled()`.
+function track<T>(state: DiscoveryState, promise: Promise<T>): Promise<T> {
+  state.inFlight.add(promise);
+  void promise.finally(() => state.inFlight.delete(promise)).catch(() => undefined);
+  return promise;
+}
+
+function list(state: DiscoveryState): Component[] {
+  return [...state.known.values()].sort((a, b) => (portOf(a) ?? 0) - (portOf(b) ?? 0) || a.url.localeCompare(b.url));
+}
+
+function update(state: DiscoveryState, next: Component): void {
+  const before = state.known.get(next.url);
+  state.known.set(next.url, next);
+  if (!before || fingerprint(before) !== fingerprint(next)) state.onChange?.(list(state));
+}
+
+async function pollOnce(state: DiscoveryState, url: string): Promise<Component | undefined> {
+  if (!state.known.has(url)) return undefined;
+  let result: Parameters<typeof afterPoll>[1];
+  try {
+    result = { ok: true, status: await client(state, url).status() };
+  } catch (error) {
+    result = { ok: false, error: errorMessage(error) };
+  }
+  const current = state.known.get(url);
+  if (!current) return undefined;
+  const next = afterPoll(current, result, state.timers.now());
+  update(state, next);
+  return next;
+}
+
+// The next poll of a component, at its pace (`pollInterval`), while the discovery runs.
+function schedulePoll(state: DiscoveryState, url: string): void {
+  const { known, pollTimers, timers } = state;
+  const component = known.get(url);
+  if (!state.running || !component) return;
+  timers.clearTimeout(pollTimers.get(url));
+  pollTimers.set(
+    url,
+    timers.setTimeout(
+      () => {
+        pollTimers.delete(url);
+        void track(state, pollOnce(state, url)).then(() => schedulePoll(state, url));
+      },
+      pollInterval(component, state.intervals),
+    ),
+  );
+}
+
+// Scans the port range; each open port not known yet is asked its `/status`: a component, or ignored with why.
+async function scan(state: DiscoveryState): Promise<void> {
+  const { host, ports, concurrency, connectTimeoutMs, probe, known, ignored, timers } = state;
+  if (!ports) return;
+  const open = await scanPorts({ host, ports, concurrency, connectTimeoutMs, ...(probe ? { probe } : {}) });
+  await Promise.all(
+    open.map(async (port) => {
+      const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      if (known.has(url)) return;
+      try {
+        const status = await client(state, url).status();
+        ignored.delete(url);
+        update(state, afterPoll(newComponent(url, 'scan', timers.now()), { ok: true, status }, timers.now()));
+        schedulePoll(state, url);
+      } catch (error) {
+        ignored.set(url, errorMessage(error));
+      }
+    }),
+  );
+}
+
+function scanLoop(state: DiscoveryState): void {
+  if (!state.running) return;
+  void track(state, scan(state)).finally(() => {
+    if (state.running) state.scanTimer = state.timers.setTimeout(() => scanLoop(state), state.scanIntervalMs);
+  });
 }
 
 // What a view shows of a component, without its uptime and log: a change of one of these is worth telling.

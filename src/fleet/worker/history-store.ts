@@ -24,8 +24,11 @@ export type HistoryStore = {
    * Returns the records rewritten, and the idle sessions, which a restarted worker still continues.
    */
   recover(): Promise<{ lost: HistoryRecord[]; idle: HistoryRecord[] }>;
-  /** Writes a record atomically and durably (writes are applied in call order), then drops old finished ones. */
-  save(record: HistoryRecord): Promise<void>;
+  /**
+   * Writes a record atomically and durably (writes are applied in call order), then drops old finished ones.
+   * `durable: false` skips the fsyncs: the record survives the worker being killed, not a power loss.
+   */
+  save(record: HistoryRecord, options?: { durable?: boolean }): Promise<void>;
   read(taskId: string): Promise<HistoryRecord | undefined>;
   /** A page of summaries, newest first. */
   page(page: number, limit: number): { items: TaskSummary[]; total: number };
@@ -41,8 +44,8 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
   const fileOf = (taskId: string) => join(dir, `${taskId}.json`);
   const sortedIds = () => [...index.keys()].sort().reverse();
 
-  const write = async (record: HistoryRecord) => {
-    await writeFileAtomic(fileOf(record.task_id), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  const write = async (record: HistoryRecord, durable: boolean) => {
+    await writeFileAtomic(fileOf(record.task_id), `${JSON.stringify(record)}\n`, { mode: 0o600, durable });
     index.set(record.task_id, toSummary(record, now()));
     const finished = sortedIds().filter((id) => isFinal(index.get(id)!.state));
     for (const old of finished.slice(limit)) {
@@ -51,12 +54,12 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
     }
   };
 
-  const save = (record: HistoryRecord) => {
+  const save = (record: HistoryRecord, { durable = true }: { durable?: boolean } = {}) => {
     const snapshot = structuredClone(record);
     pending.set(snapshot.task_id, snapshot);
     index.set(snapshot.task_id, toSummary(snapshot, now()));
     const done = queue
-      .then(() => write(snapshot))
+      .then(() => write(snapshot, durable))
       .finally(() => {
         if (pending.get(snapshot.task_id) === snapshot) pending.delete(snapshot.task_id);
       });
@@ -70,18 +73,7 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const lost: HistoryRecord[] = [];
       const idle: HistoryRecord[] = [];
-      for (const name of (await readdir(dir)).sort()) {
-        const file = join(dir, name);
-        if (isTempFileName(name)) {
-          await unlink(file).catch(() => undefined);
-          continue;
-        }
-        if (!name.endsWith('.json')) continue;
-        const record = await parseRecord(file, name);
-        if (!record) {
-          await rename(file, `${file}.corrupt`).catch(() => undefined);
-          continue;
-        }
+      for (const record of await readRecords(dir, warn)) {
         if (isRunning(record.state)) {
           markLost(record, now());
           lost.push(record);
@@ -105,17 +97,39 @@ export function createHistoryStore({ dir, limit, now, warn }: HistoryStoreOption
       return { items, total: ids.length };
     },
   };
+}
 
-  async function parseRecord(file: string, name: string): Promise<HistoryRecord | undefined> {
-    try {
-      const parsed = historyRecordSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-      if (parsed.success && `${parsed.data.task_id}.json` === name) return parsed.data;
-      warn(`history: ${file} is not a task record (${parsed.error?.issues[0]?.message ?? 'wrong name'}); moved aside`);
-    } catch (error) {
-      warn(`history: ${file} cannot be read (${errorMessage(error)}); moved aside`);
+// Every record of the directory, in task order; torn temp files are removed, and a file that is not a record is
+// moved aside as `.corrupt` (with a warning).
+async function readRecords(dir: string, warn: (message: string) => void): Promise<HistoryRecord[]> {
+  const records: HistoryRecord[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const file = join(dir, name);
+    if (isTempFileName(name)) {
+      await unlink(file).catch(() => undefined);
+      continue;
     }
-    return undefined;
+    if (!name.endsWith('.json')) continue;
+    const record = await parseRecord(file, name, warn);
+    if (record) records.push(record);
+    else await rename(file, `${file}.corrupt`).catch(() => undefined);
   }
+  return records;
+}
+
+async function parseRecord(
+  file: string,
+  name: string,
+  warn: (message: string) => void,
+): Promise<HistoryRecord | undefined> {
+  try {
+    const parsed = historyRecordSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    if (parsed.success && `${parsed.data.task_id}.json` === name) return parsed.data;
+    warn(`history: ${file} is not a task record (${parsed.error?.issues[0]?.message ?? 'wrong name'}); moved aside`);
+  } catch (error) {
+    warn(`history: ${file} cannot be read (${errorMessage(error)}); moved aside`);
+  }
+  return undefined;
 }
 
 function markLost(record: HistoryRecord, now: number): void {

@@ -6,12 +6,13 @@ import { serve } from '@hono/node-server';
 import type { AgencyRoot } from '../../config/agency-root.ts';
 import { loadInstanceCredentials } from '../../config/instance-credentials.ts';
 import type { WorkerConfig } from '../../config/worker-config.ts';
+import { sleep } from '../../core/clock.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { defaultRedactor, type Redactor } from '../../core/redact.ts';
 import { createLogger } from '../../obs/logger.ts';
 import { rollingFile } from '../../obs/rolling-file.ts';
-import { allowedHosts, wildcardNames } from '../../server/auth.ts';
-import { serverToken } from '../../server/server-files.ts';
+import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
+import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor } from '../executors/load-executor.ts';
 import { createHistoryStore } from './history-store.ts';
 import { readInstructions } from './instructions.ts';
@@ -38,6 +39,13 @@ export type StartWorkerOptions = {
   /** Checks every JSON answer against its schema. @default false */
   validateResponses?: boolean;
   now?: () => number;
+  /** When the process started, which `uptime_seconds` counts from. @default performance.timeOrigin */
+  startedAt?: number;
+  /**
+   * How long the port stays open after a shutdown that stopped a running task, so a director following the task sees
+   * how it ended (tasks get 503 meanwhile). @default 2000
+   */
+  lingerMs?: number;
 };
 
 /** A running worker. */
@@ -63,11 +71,65 @@ export type RunningWorker = {
  * requires a bearer token: `AGENCY_TOKEN`, or `<instance>/token`, generated on the first start.
  */
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const { config } = options;
+  const instance = await openInstance(options);
+  const { worker, lifecycle, token } = instance;
+  let executorVersion: string | undefined;
+  let port = options.port ?? config.port;
+  const hosts = new Set<string>();
+  let shutDown: (drained: Promise<void>) => Promise<void> = async () => undefined;
+  const app = createWorkerApp({
+    worker,
+    status: () =>
+      workerStatus({
+        worker,
+        config,
+        lifecycle,
+        version: options.version,
+        port: () => port,
+        executorVersion: () => executorVersion,
+        startedAt: options.startedAt ?? performance.timeOrigin,
+        pid: process.pid,
+        now: instance.now,
+      }),
+    onShutdown: (drained) => void shutDown(drained),
+    hosts,
+    tokens: token ? [{ name: 'director', token: token.token }] : undefined,
+    logger: instance.logger,
+    version: options.version,
+    validateResponses: options.validateResponses === true,
+  });
+  const server = await listen(app.fetch, config.bind, port);
+  port = (server.address() as AddressInfo).port;
+  const closing = closer(server, instance, options.lingerMs ?? 2_000);
+  shutDown = closing.close;
+  for (const host of allowedHosts(config.bind, port, wildcardNames(config.bind))) hosts.add(host);
+  const shown = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
+  const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
+  lifecycle.info(`listening on ${url}; starting (executor ${config.executor})`);
+  const ready = becomeReady(instance, options).then((version) => {
+    executorVersion = version;
+    return { executorVersion: version };
+  });
+  ready.catch((error: unknown) => lifecycle.error(`start-up failed: ${(error as Error).message}`));
+  return {
+    url,
+    worker,
+    newToken: token?.generated ? token.token : undefined,
+    tokenFile: token?.file,
+    ready,
+    closed: closing.closed,
+    stop: (drainMs = 0) => closing.close(worker.shutdown({ drainMs, force: true })),
+  };
+}
+
+// What a worker's instance directory holds and what it is built from: its log, credentials, token, the executor's
+// HOME, its lifecycle log and its task engine.
+async function openInstance(options: StartWorkerOptions) {
   const { config, root } = options;
   const env = options.env ?? process.env;
   const redactor = options.redactor ?? defaultRedactor;
   const now = options.now ?? Date.now;
-  const startedAt = now();
   await mkdir(config.instanceDir, { recursive: true, mode: 0o700 });
   const logger = createLogger({
     level: config.logLevel,
@@ -80,7 +142,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     logger: { warn: (message) => logger.warn(message) },
   });
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.bind);
-  const token = loopback ? undefined : await serverToken(config.instanceDir, env);
+  const token = loopback ? undefined : await apiToken(config.instanceDir, env);
   if (token) redactor.register(token.token);
   const home = join(config.instanceDir, 'home');
   await mkdir(home, { recursive: true, mode: 0o700 });
@@ -101,87 +163,63 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     instructions: await readInstructions(config.executor),
     now,
   });
-  let executorVersion: string | undefined;
-  let port = options.port ?? config.port;
-  const hosts = new Set<string>();
-  const app = createWorkerApp({
-    worker,
-    status: () =>
-      workerStatus({
-        worker,
-        config,
-        lifecycle,
-        version: options.version,
-        port: () => port,
-        executorVersion: () => executorVersion,
-        startedAt,
-        now,
-      }),
-    onShutdown: (drained) => void close(drained),
-    hosts,
-    tokens: token ? [{ name: 'director', token: token.token }] : undefined,
-    logger,
-    version: options.version,
-    validateResponses: options.validateResponses === true,
-  });
-  const server = await listen(app.fetch, config.bind, port);
-  port = (server.address() as AddressInfo).port;
+  return { env, now, logger, token, home, lifecycle, worker };
+}
+type Instance = Awaited<ReturnType<typeof openInstance>>;
+
+// Once drained (and, after stopping a running task, lingered so a director following it sees how it ended): the
+// port closes, then `closed` resolves (and `agency worker` exits). Later calls share the first one's closing.
+function closer(server: Server, { worker, lifecycle }: Instance, lingerMs: number) {
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  // Once drained: the port closes, then `closed` resolves (and `agency worker` exits).
-  function close(drained: Promise<void>): Promise<void> {
+  const close = (drained: Promise<void>): Promise<void> => {
+    const followed = worker.active() !== undefined;
     return (closing ??= drained
       .catch(() => undefined)
+      .then(() => (followed ? sleep(lingerMs) : undefined))
       .then(() => shutDownServer(server))
       .then(() => {
         lifecycle.info('stopped');
         resolveClosed();
       }));
-  }
-  for (const host of allowedHosts(config.bind, port, wildcardNames(config.bind))) hosts.add(host);
-  const shown = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
-  const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
-  lifecycle.info(`listening on ${url}; starting (executor ${config.executor})`);
-
-  const ready = (async () => {
-    const { lost, idle } = await worker.recover();
-    if (lost + idle > 0) lifecycle.info(`history: ${lost} task(s) marked worker_lost, ${idle} idle session(s) kept`);
-    if (options.executorModule) lifecycle.warn(`test hook: executor module ${options.executorModule}`);
-    const executor = await loadExecutor(
-      config.executor,
-      { config, root, home, hostEnv: env, logger },
-      options.executorModule ? { module: options.executorModule } : {},
-    );
-    const check = await withTimeout(
-      executor.check(),
-      CHECK_TIMEOUT_MS,
-      `did not answer within ${CHECK_TIMEOUT_MS / 1_000} s`,
-    );
-    if (!check.ok)
-      throw new AgencyError('invalid_config', `executor ${config.executor} failed its check: ${check.problem}`, {
-        details: { field: 'executor' },
-      });
-    executorVersion = check.version;
-    worker.ready(executor);
-    lifecycle.info(`ready: executor ${config.executor} ${check.version}`);
-    return { executorVersion: check.version };
-  })();
-  ready.catch((error: unknown) => lifecycle.error(`start-up failed: ${(error as Error).message}`));
-
-  const stop = (drainMs = 0) => close(worker.shutdown({ drainMs, force: true }));
-  return {
-    url,
-    worker,
-    newToken: token?.generated ? token.token : undefined,
-    tokenFile: token?.file,
-    ready,
-    closed,
-    stop,
   };
+  return { close, closed };
 }
 
-async function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
+// Reads the history (rewriting lost tasks), loads the executor and runs its check; resolves with its version.
+async function becomeReady(
+  { worker, lifecycle, home, env, logger }: Instance,
+  { config, root, executorModule }: StartWorkerOptions,
+): Promise<string> {
+  const { lost, idle } = await worker.recover();
+  if (lost + idle > 0) lifecycle.info(`history: ${lost} task(s) marked worker_lost, ${idle} idle session(s) kept`);
+  if (executorModule) lifecycle.warn(`test hook: executor module ${executorModule}`);
+  const executor = await loadExecutor(
+    config.executor,
+    { config, root, home, hostEnv: env, logger },
+    executorModule ? { module: executorModule } : {},
+  );
+  const check = await withTimeout(
+    executor.check(),
+    CHECK_TIMEOUT_MS,
+    `did not answer within ${CHECK_TIMEOUT_MS / 1_000} s`,
+  );
+  if (!check.ok)
+    throw new AgencyError('invalid_config', `executor ${config.executor} failed its check: ${check.problem}`, {
+      details: { field: 'executor' },
+    });
+  worker.ready(executor);
+  lifecycle.info(`ready: executor ${config.executor} ${check.version}`);
+  return check.version;
+}
+
+/** Serves `fetch` on `hostname:port`; a port in use is an `invalid_config` error naming the field `port`. */
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  hostname: string,
+  port: number,
+) {
   return new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch, hostname, port }, () => resolve(started)) as Server;
     started.once('error', (error: NodeJS.ErrnoException) =>
@@ -201,8 +239,8 @@ async function listen(fetch: (request: Request) => Response | Promise<Response>,
   });
 }
 
-// The answer to POST /shutdown goes out first: open connections get a moment before they are closed.
-function shutDownServer(server: Server): Promise<void> {
+/** Closes the server; the answer to POST /shutdown goes out first: open connections get a moment before they close. */
+export function shutDownServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();

@@ -31,7 +31,7 @@ export function previewOf(prompt: string): string {
 
 /** The task as `GET /task/:id` shows it; a running task's duration counts up to `now`. */
 export function toWorkerTask(record: HistoryRecord, now: number): WorkerTask {
-  const { prompt: _prompt, log: _log, stdout: _stdout, stderr: _stderr, ...task } = record;
+  const { prompt: _prompt, log: _log, stdout: _stdout, stderr: _stderr, workdir: _workdir, ...task } = record;
   if (isRunning(record.state) && record.started_at)
     task.duration_seconds = seconds(now - Date.parse(record.started_at));
   return task;

@@ -22,6 +22,8 @@ export type LiveTask = {
   timeoutMs: number;
   /** The task's own `env`; kept in memory only, never written to history. */
   env: Record<string, string>;
+  /** The directory `POST /task` named (its real path); undefined: the session directory. */
+  workdir?: string | undefined;
   /** The current run of its executor, while there is one. */
   run?: { controller: AbortController; stop?: StopReason; text: string; done: Promise<void> } | undefined;
 };
@@ -94,15 +96,24 @@ async function runTurn(
       usage.output = event.output;
       usage.costUsd = event.costUsd;
       usage.seen = true;
-    } else addLine(record, eventLine(event, now(), redactor));
+    } else {
+      // Also a lifecycle line of the worker, naming the task: a director following it shows the latest one.
+      const line = eventLine(event, now(), redactor);
+      addLine(record, line);
+      lifecycle[line.level === 'warn' ? 'warn' : 'info'](`task ${record.task_id}: ${line.message}`);
+    }
   };
-  const workdir = join(config.sessionDir, record.session_id);
+  const workdir = task.workdir ?? join(config.sessionDir, record.session_id);
   let result: ExecutorResult;
   let credentials: Awaited<ReturnType<CredentialBroker['credentialsFor']>> | undefined;
   try {
-    await saved;
-    credentials = await context.credentials?.credentialsFor(EXECUTOR_SCOPE);
-    await prepareSessionDir(workdir, resume);
+    // The record reaches the disk while the credentials and the session directory are made ready; a task's own
+    // workdir is the caller's and is used as it is.
+    await Promise.all([
+      saved,
+      context.credentials?.credentialsFor(EXECUTOR_SCOPE).then((lent) => (credentials = lent)),
+      task.workdir === undefined ? prepareSessionDir(workdir, resume) : undefined,
+    ]);
     const env = executorEnv({
       hostEnv: context.hostEnv,
       home: context.home,

@@ -169,10 +169,14 @@ describe('the worker API: tasks', () => {
       { time: expect.any(String), level: 'warn', message: 'tool Edit failed' },
       { time: expect.any(String), level: 'warn', message: 'retrying after a 529' },
     ]);
-    const lifecycle = kit.lifecycle.recent().map((line) => line.message);
+    // The worker's lifecycle lines name the task in each, so a director following it can show the latest one.
+    const lifecycle = kit.lifecycle.recent().map((line) => [line.level, line.message]);
     expect(lifecycle).toEqual([
-      `task ${id} turn 1 started`,
-      `task ${id} turn 1 done; idle, waiting for continue or end`,
+      ['info', `task ${id} turn 1 started`],
+      ['info', `task ${id}: claude started (pid 4242)`],
+      ['warn', `task ${id}: tool Edit failed`],
+      ['warn', `task ${id}: retrying after a 529`],
+      ['info', `task ${id} turn 1 done; idle, waiting for continue or end`],
     ]);
   });
 

@@ -37,8 +37,17 @@ describe('the worker refuses bad requests with the field named', () => {
     ['LD_PRELOAD', 'would run code outside the sandbox'],
     ['NODE_OPTIONS', 'would run code outside the sandbox'],
     ['CLAUDE_CODE_OAUTH_TOKEN', "is a credential's variable"],
+    ['ANTHROPIC_BASE_URL', "is set by the worker's config (env)"],
+    ['OPENAI_BASE_URL', 'decides where the executor connects'],
+    ['HTTPS_PROXY', 'decides where the executor connects'],
+    ['NODE_TLS_REJECT_UNAUTHORIZED', 'which servers it trusts'],
   ])('env.%s is refused', async (name, why) => {
-    const kit = await workerKit({ config: { credentials: { 'claude-token': 'CLAUDE_CODE_OAUTH_TOKEN' } } });
+    const kit = await workerKit({
+      config: {
+        credentials: { 'claude-token': 'CLAUDE_CODE_OAUTH_TOKEN' },
+        env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8080' },
+      },
+    });
     const answer = await kit.json('/task', { json: { prompt: 'x', env: { [name]: 'value' } } });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error: 'validation_error', details: { field: `env.${name}` } });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorBodySchema } from '../../api/schemas.ts';
-import type { Route } from '../../server/route.ts';
+import type { Route } from '../../http/route.ts';
 import {
   cancelResponseSchema,
   continueRequestSchema,
@@ -52,8 +52,14 @@ const errors = (...statuses: number[]) =>
 const COMMON = [401, 403, 500];
 
 /** The worker's routes, seed 004's appendix A and phases 1.2–2.4, in the order the OpenAPI document lists them. */
-export function workerRoutes({ worker, status, onShutdown }: WorkerRouteContext): Route[] {
-  const id = (params: Record<string, string>) => params.id!;
+export function workerRoutes(context: WorkerRouteContext): Route[] {
+  return [...statusRoutes(context), ...taskRoutes(context), ...readRoutes(context), ...shutdownRoutes(context)];
+}
+
+const id = (params: Record<string, string>) => params.id!;
+
+// `GET /status`.
+function statusRoutes({ status }: WorkerRouteContext): Route[] {
   return [
     {
       method: 'get',
@@ -63,6 +69,12 @@ export function workerRoutes({ worker, status, onShutdown }: WorkerRouteContext)
       responses: { 200: { description: 'the status', schema: statusSchema }, ...errors(...COMMON) },
       handler: async (c) => c.json(status()),
     },
+  ];
+}
+
+// Starting a task, reading it, cancelling it, and a session's continue and end.
+function taskRoutes({ worker }: WorkerRouteContext): Route[] {
+  return [
     {
       method: 'post',
       path: '/task',
@@ -119,6 +131,12 @@ export function workerRoutes({ worker, status, onShutdown }: WorkerRouteContext)
       responses: { 200: { description: 'completed', schema: endResponseSchema }, ...errors(...COMMON, 400, 404, 409) },
       handler: async (c, { params }) => c.json(await worker.end(id(params))),
     },
+  ];
+}
+
+// A task's raw record, the tasks held, and the history.
+function readRoutes({ worker }: WorkerRouteContext): Route[] {
+  return [
     {
       method: 'get',
       path: '/task/{id}/debug',
@@ -157,6 +175,12 @@ export function workerRoutes({ worker, status, onShutdown }: WorkerRouteContext)
       responses: { 200: { description: 'the record', schema: historyRecordSchema }, ...errors(...COMMON, 400, 404) },
       handler: async (c, { params }) => c.json(await worker.record(id(params))),
     },
+  ];
+}
+
+// `POST /shutdown`.
+function shutdownRoutes({ worker, onShutdown }: WorkerRouteContext): Route[] {
+  return [
     {
       method: 'post',
       path: '/shutdown',

@@ -14,14 +14,18 @@ export type StatusSource = {
   port: () => number;
   /** The executor's version once its check passed. */
   executorVersion: () => string | undefined;
+  /** When the worker's process started (ms since the epoch): `uptime_seconds` counts from it. */
   startedAt: number;
+  /** The worker's process, which `agency kill` signals. */
+  pid: number;
   now: () => number;
 };
 
 /**
  * The worker's status, seed 004's `/status`: what it is, its state (`starting` until its config and executor are
- * checked, then `idle` or `working`, `stopping` once shut down), the task it runs, the config a director may rely on
- * (never credentials or environment values), and the last lifecycle lines.
+ * checked, then `idle` or `working`, `stopping` once shut down), its uptime since its process started, the task it
+ * runs, the config a director may rely on (its pid for `agency kill`; never credentials or environment values), and
+ * the last lifecycle lines.
  */
 export function workerStatus(source: StatusSource): WorkerStatus {
   const { worker, config, now } = source;
@@ -43,6 +47,7 @@ export function workerStatus(source: StatusSource): WorkerStatus {
         }
       : null,
     config: {
+      pid: source.pid,
       port: source.port(),
       bind: config.bind,
       executor: config.executor,

@@ -1,6 +1,12 @@
 import { errorFromResponse } from './api-error.ts';
 import type {
   DecisionRequest,
+  FleetTask,
+  FleetTaskAction,
+  FleetTaskCreated,
+  FleetTaskRequest,
+  FleetView,
+  HistoryPage,
   InboxItem,
   ServerInfo,
   StartTaskRequest,
@@ -43,6 +49,14 @@ function task(id: string): string {
   return `/agent/tasks/${encodeURIComponent(id)}`;
 }
 
+function worker(name: string): string {
+  return `/agent/fleet/workers/${encodeURIComponent(name)}`;
+}
+
+function workerTask(name: string, id: string): string {
+  return `${worker(name)}/tasks/${encodeURIComponent(id)}`;
+}
+
 /** The session: who is logged in, logging in with a token, logging out. */
 export const auth = {
   session: () => json<{ principal: string }>('GET', '/auth/session'),
@@ -82,6 +96,22 @@ export const api = {
   decide: (requestId: string, decision: DecisionRequest) =>
     json<unknown>('POST', `/agent/approvals/${encodeURIComponent(requestId)}/decision`, decision),
 };
+
+/** The workers the server found, and tasks on them through the server. */
+export const fleetApi = {
+  list: () => json<FleetView>('GET', '/agent/fleet'),
+  submit: (name: string, request: FleetTaskRequest) => json<FleetTaskCreated>('POST', `${worker(name)}/tasks`, request),
+  task: (name: string, id: string) => json<FleetTask>('GET', workerTask(name, id)),
+  cancel: (name: string, id: string) => json<FleetTaskAction>('POST', `${workerTask(name, id)}/cancel`, {}),
+  continue: (name: string, id: string, prompt: string) =>
+    json<FleetTaskAction>('POST', `${workerTask(name, id)}/continue`, { prompt }),
+  end: (name: string, id: string) => json<FleetTaskAction>('POST', `${workerTask(name, id)}/end`, {}),
+  history: (name: string, page: number, limit: number) =>
+    json<HistoryPage>('GET', `${worker(name)}/history?page=${page}&limit=${limit}`),
+};
+
+/** The fleet's live feed: a `fleet` event with every component, at once and on every change. */
+export const FLEET_EVENTS_URL = '/agent/fleet/events';
 
 /** Where a deliverable downloads from: each segment of its path encoded, the slashes kept. */
 export function deliverableUrl(taskId: string, path: string): string {

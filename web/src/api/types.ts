@@ -22,3 +22,13 @@ export type { BudgetsRemaining, EventFrame, EventType, UsageJson } from '../../.
 export type { Plan } from '../../../src/task/contracts/plan.ts';
 export type { BudgetLimits, StopReason } from '../../../src/task/contracts/state.ts';
 export type { VerifyReport } from '../../../src/task/contracts/verify-report.ts';
+export type {
+  ComponentView,
+  FleetTask,
+  FleetTaskAction,
+  FleetTaskCreated,
+  FleetTaskRequest,
+  FleetView,
+} from '../../../src/api/fleet-schemas.ts';
+export type { WorkerTaskState } from '../../../src/fleet/api/worker-schemas.ts';
+export type { HistoryPage } from '../../../src/fleet/worker-client.ts';

@@ -14,9 +14,10 @@ const LINKS = [
   { href: '/', label: 'Tasks', testId: 'nav-tasks', pages: ['tasks', 'task'] },
   { href: '/approvals', label: 'Approvals', testId: 'nav-approvals', pages: ['approvals'] },
   { href: '/new', label: 'New task', testId: 'nav-new', pages: ['new'] },
+  { href: '/fleet', label: 'Fleet', testId: 'nav-fleet', pages: ['fleet'] },
 ] as const;
 
-/** The top bar: the brand, the three pages, and who is logged in. */
+/** The top bar: the brand, the pages, and who is logged in. */
 export function NavBar({ route, principal, version, pendingApprovals, onLogout }: NavBarProps) {
   return (
     <header class="navbar">

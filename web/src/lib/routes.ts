@@ -4,6 +4,7 @@ export type Route =
   | { page: 'task'; id: string }
   | { page: 'approvals' }
   | { page: 'new' }
+  | { page: 'fleet' }
   | { page: 'not_found'; path: string };
 
 /** The page a path shows. Trailing slashes are ignored. */
@@ -12,6 +13,7 @@ export function matchRoute(pathname: string): Route {
   if (path === '/' || path === '/tasks') return { page: 'tasks' };
   if (path === '/approvals') return { page: 'approvals' };
   if (path === '/new') return { page: 'new' };
+  if (path === '/fleet') return { page: 'fleet' };
   const task = /^\/tasks\/([^/]+)$/.exec(path);
   if (task?.[1]) return { page: 'task', id: decodeURIComponent(task[1]) };
   return { page: 'not_found', path };

@@ -2,26 +2,23 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeWorker, startFakeWorker } from '../../../../test/support/fake-worker.ts';
+import { type LiveWorker, startLiveWorker } from '../../../../test/support/live-worker.ts';
 import { createCliDirector } from './cli-director.ts';
 import { sessionsFile } from './sessions.ts';
 import { rejection } from '../../../../test/support/rejection.ts';
 
 let root: string;
-const workers: FakeWorker[] = [];
+const workers: LiveWorker[] = [];
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'agency-cli-director-'));
 });
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    expect(worker.contractBreaks).toEqual([]);
-    await worker.close();
-  }
+  await Promise.all(workers.splice(0).map((worker) => worker.close()));
   await rm(root, { recursive: true, force: true });
 });
 
 async function fleet(...names: string[]) {
-  for (const name of names) workers.push(await startFakeWorker({ name }));
+  for (const name of names) workers.push(await startLiveWorker({ name }));
   return createCliDirector({ discovery: { ports: null, urls: workers.map((worker) => worker.url) }, agencyRoot: root });
 }
 
@@ -30,7 +27,7 @@ describe('the CLI director', () => {
     const director = await fleet('a', 'b');
     const started = await director.send({ prompt: 'first' });
     expect(started.how).toBe('started');
-    expect((await director.follow(started)).output).toBe('echo: first');
+    expect((await director.follow(started)).output).toBe('done: first');
     for (const prompt of ['second', 'third']) {
       const next = await director.send({ prompt, session: 'last' });
       expect([next.how, next.taskId, next.url, next.sessionId]).toEqual([
@@ -40,10 +37,10 @@ describe('the CLI director', () => {
         started.sessionId,
       ]);
       const turn = await director.follow(next);
-      expect([turn.state, turn.output]).toEqual(['idle', `echo: ${prompt}`]);
+      expect([turn.state, turn.output]).toEqual(['idle', `done: ${prompt}`]);
     }
     const { answer } = await director.end('last');
-    expect([answer?.state, answer?.output]).toEqual(['completed', 'echo: third']);
+    expect([answer?.state, answer?.output]).toEqual(['completed', 'done: third']);
     expect((await director.end(started.sessionId)).answer).toBeUndefined();
     const remembered = JSON.parse(await readFile(sessionsFile(root), 'utf8')) as {
       sessions: Array<{ task_id: string }>;
@@ -64,7 +61,7 @@ describe('the CLI director', () => {
 
   it('finds a session it did not start by asking the workers', async () => {
     await fleet('a');
-    const other = await startFakeWorker({ name: 'elsewhere' });
+    const other = await startLiveWorker({ name: 'elsewhere' });
     workers.push(other);
     const response = await fetch(`${other.url}/task`, {
       method: 'POST',
@@ -93,7 +90,7 @@ describe('the CLI director', () => {
     ]);
     const unknown = await rejection(director.end('5f0c7a43-3b1e-4f43-9d41-1f2a3b4c5d6e'));
     expect(unknown.message).toBe('No worker knows session 5f0c7a43-3b1e-4f43-9d41-1f2a3b4c5d6e.');
-    const working = await director.send({ prompt: 'sleep 2000' });
+    const working = await director.send({ prompt: 'sleep 20000' });
     const busy = await rejection(director.send({ prompt: 'more', session: 'last' }));
     expect([busy.code, busy.message]).toEqual([
       'agent_busy',

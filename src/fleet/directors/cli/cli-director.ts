@@ -1,7 +1,6 @@
 import { systemTimers, type Timers } from '../../../core/clock.ts';
 import { AgencyError } from '../../../core/errors.ts';
-import type { EndAnswer } from '../../api/worker-answers.ts';
-import type { WorkerTask, WorkerTaskRequest } from '../../api/worker-schemas.ts';
+import type { EndResponse, WorkerTask, WorkerTaskRequest } from '../../api/worker-schemas.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { followTask, type TaskProgress } from './follow-task.ts';
 import { findSession, isFinal, type SessionLocation } from './locate-session.ts';
@@ -48,7 +47,40 @@ export type SendOptions = {
  * The CLI director (`agency task`): finds an idle worker (discovery), sends it a task or the next turn of a session,
  * follows it, and remembers each session in `<AGENCY_ROOT>/directors/cli/sessions.json` for `--continue` and `--end`.
  */
-export function createCliDirector({
+export function createCliDirector(options: CliDirectorOptions) {
+  const director = directorContext(options);
+  const { clientFor, timers } = director;
+  return {
+    clientFor,
+    /** The components discovery finds now. */
+    components: () => director.discover(),
+
+    /** Sends a task: a new session, or the next turn of `session` (continued when its task is open). */
+    send: (send: SendOptions): Promise<Dispatch> => sendTask(director, send),
+
+    /** Ends `session` (`'last'`: the last one): its open task is completed. */
+    end: (session: string) => endSession(director, session),
+
+    /** Follows a dispatched task until its turn is over. */
+    follow(dispatch: Dispatch, onProgress?: (progress: TaskProgress) => void): Promise<WorkerTask> {
+      return followTask({
+        client: clientFor(dispatch.url),
+        taskId: dispatch.taskId,
+        timers,
+        ...(onProgress ? { onProgress } : {}),
+      });
+    },
+
+    /** Asks the worker to cancel a dispatched task. */
+    cancel(dispatch: Dispatch) {
+      return clientFor(dispatch.url).cancel(dispatch.taskId);
+    },
+  };
+}
+
+// What the director's actions share: the clients (with the token for workers named by URL), the worker finder, and
+// the sessions file.
+function directorContext({
   discovery: where,
   agencyRoot,
   token,
@@ -66,97 +98,89 @@ export function createCliDirector({
     clientFor,
     onNamed: (url) => named.add(new URL(url).origin),
   });
-
-  const sessionOf = (session: string) =>
-    findSession({ session, file, agencyRoot, components: () => discover(), clientFor });
-
-  async function remember(dispatch: Dispatch): Promise<Dispatch> {
-    const { sessionId: session_id, taskId: task_id, url, name } = dispatch;
-    await rememberSession(file, {
-      session_id,
-      task_id,
-      url,
-      ...(name ? { name } : {}),
-      updated_at: new Date(timers.now()).toISOString(),
-    });
-    return dispatch;
-  }
-
   return {
     clientFor,
-    /** The components discovery finds now. */
-    components: () => discover(),
-
-    /** Sends a task: a new session, or the next turn of `session` (continued when its task is open). */
-    async send({ prompt, model, timeoutSeconds, agent, session, waitMs = 0, onWait, signal }: SendOptions) {
-      const place = { clientFor, waitMs, timers, ...(onWait ? { onWait } : {}), ...(signal ? { signal } : {}) };
-      const found = session === undefined ? undefined : await sessionOf(session);
-      if (found?.location && !isFinal(found.location.state)) {
-        const { url, taskId, state } = found.location;
-        if (state !== 'idle') {
-          throw new AgencyError('agent_busy', `Session ${found.sessionId} is still ${state} (${taskId} on ${url}).`);
-        }
-        const placed = await placeTask({
-          ...place,
-          candidates: () => candidates(url),
-          send: (client) => client.continue(taskId, prompt, signal ? { signal } : {}),
-        });
-        const { name } = placed.component.status ?? {};
-        return remember({ url, name, taskId, sessionId: found.sessionId, how: 'continued' });
-      }
-      const request: WorkerTaskRequest = {
-        prompt,
-        ...(model ? { model } : {}),
-        ...(timeoutSeconds ? { timeout_seconds: timeoutSeconds } : {}),
-        ...(found ? { session_id: found.sessionId } : {}),
-      };
-      const placed = await placeTask({
-        ...place,
-        candidates: () => candidates(agent, found?.lastUrl),
-        send: (client) => client.submit(request, signal ? { signal } : {}),
-      });
-      const { component, answer } = placed;
-      return remember({
-        url: component.url,
-        name: component.status?.name,
-        taskId: answer.task_id,
-        sessionId: answer.session_id,
-        how: found ? 'resumed' : 'started',
-      });
-    },
-
-    /** Ends `session` (`'last'`: the last one): its open task is completed. */
-    async end(session: string): Promise<{ location: SessionLocation; answer: EndAnswer | undefined }> {
-      const { sessionId, location, lastUrl } = await sessionOf(session);
-      if (!location) {
-        throw new AgencyError(
-          'invalid_argument',
-          `No worker knows session ${sessionId} any more (its last task was on ${lastUrl}).`,
-        );
-      }
-      if (location.state === 'idle') return { location, answer: await clientFor(location.url).end(location.taskId) };
-      if (isFinal(location.state)) return { location, answer: undefined };
-      throw new AgencyError(
-        'agent_busy',
-        `Session ${sessionId} is still ${location.state} (${location.taskId} on ${location.url}); end it when its turn is over.`,
-      );
-    },
-
-    /** Follows a dispatched task until its turn is over. */
-    follow(dispatch: Dispatch, onProgress?: (progress: TaskProgress) => void): Promise<WorkerTask> {
-      return followTask({
-        client: clientFor(dispatch.url),
-        taskId: dispatch.taskId,
-        timers,
-        ...(onProgress ? { onProgress } : {}),
-      });
-    },
-
-    /** Asks the worker to cancel a dispatched task. */
-    cancel(dispatch: Dispatch) {
-      return clientFor(dispatch.url).cancel(dispatch.taskId);
-    },
+    timers,
+    file,
+    discover,
+    candidates,
+    sessionOf: (session: string) => findSession({ session, file, agencyRoot, components: () => discover(), clientFor }),
   };
+}
+type DirectorContext = ReturnType<typeof directorContext>;
+
+// Writes a dispatch to the sessions file, for `--continue` and `--end`.
+async function remember({ file, timers }: DirectorContext, dispatch: Dispatch): Promise<Dispatch> {
+  const { sessionId: session_id, taskId: task_id, url, name } = dispatch;
+  await rememberSession(file, {
+    session_id,
+    task_id,
+    url,
+    ...(name ? { name } : {}),
+    updated_at: new Date(timers.now()).toISOString(),
+  });
+  return dispatch;
+}
+
+// An open session's task gets the next turn on its worker; otherwise a new task (in the session given, resumed, or
+// a new one) goes to an idle worker.
+async function sendTask(director: DirectorContext, options: SendOptions): Promise<Dispatch> {
+  const { prompt, model, timeoutSeconds, agent, session, waitMs = 0, onWait, signal } = options;
+  const { clientFor, timers, candidates } = director;
+  const place = { clientFor, waitMs, timers, ...(onWait ? { onWait } : {}), ...(signal ? { signal } : {}) };
+  const call = signal ? { signal } : {};
+  const found = session === undefined ? undefined : await director.sessionOf(session);
+  if (found?.location && !isFinal(found.location.state)) {
+    const { url, taskId, state } = found.location;
+    if (state !== 'idle') {
+      throw new AgencyError('agent_busy', `Session ${found.sessionId} is still ${state} (${taskId} on ${url}).`);
+    }
+    const placed = await placeTask({
+      ...place,
+      candidates: () => candidates(url),
+      send: (client) => client.continue(taskId, prompt, call),
+    });
+    const { name } = placed.component.status ?? {};
+    return remember(director, { url, name, taskId, sessionId: found.sessionId, how: 'continued' });
+  }
+  const request: WorkerTaskRequest = {
+    prompt,
+    ...(model ? { model } : {}),
+    ...(timeoutSeconds ? { timeout_seconds: timeoutSeconds } : {}),
+    ...(found ? { session_id: found.sessionId } : {}),
+  };
+  const { component, answer } = await placeTask({
+    ...place,
+    candidates: () => candidates(agent, found?.lastUrl),
+    send: (client) => client.submit(request, call),
+  });
+  return remember(director, {
+    url: component.url,
+    name: component.status?.name,
+    taskId: answer.task_id,
+    sessionId: answer.session_id,
+    how: found ? 'resumed' : 'started',
+  });
+}
+
+async function endSession(
+  director: DirectorContext,
+  session: string,
+): Promise<{ location: SessionLocation; answer: EndResponse | undefined }> {
+  const { sessionId, location, lastUrl } = await director.sessionOf(session);
+  if (!location) {
+    throw new AgencyError(
+      'invalid_argument',
+      `No worker knows session ${sessionId} any more (its last task was on ${lastUrl}).`,
+    );
+  }
+  if (location.state === 'idle')
+    return { location, answer: await director.clientFor(location.url).end(location.taskId) };
+  if (isFinal(location.state)) return { location, answer: undefined };
+  throw new AgencyError(
+    'agent_busy',
+    `Session ${sessionId} is still ${location.state} (${location.taskId} on ${location.url}); end it when its turn is over.`,
+  );
 }
 
 /** A CLI director. */

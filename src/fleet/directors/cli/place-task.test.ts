@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeTimers } from '../../../../test/support/fake-timers.ts';
-import { type FakeWorker, startFakeWorker } from '../../../../test/support/fake-worker.ts';
+import { startFakeComponent } from '../../../../test/support/fake-component.ts';
+import { type LiveWorker, startLiveWorker } from '../../../../test/support/live-worker.ts';
 import { AgencyError } from '../../../core/errors.ts';
 import type { WorkerStatus } from '../../api/worker-schemas.ts';
 import { afterPoll, type Component, newComponent } from '../../discovery/component.ts';
@@ -9,19 +10,16 @@ import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { placeTask } from './place-task.ts';
 import { rejection } from '../../../../test/support/rejection.ts';
 
-const workers: FakeWorker[] = [];
+const workers: LiveWorker[] = [];
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    expect(worker.contractBreaks).toEqual([]);
-    await worker.close();
-  }
+  await Promise.all(workers.splice(0).map((worker) => worker.close()));
 });
 
 const clientFor = (url: string) => createWorkerClient(url);
 
 describe('placing a task', () => {
   it('two directors racing for the same idle worker both get one; a third gets agent_busy', async () => {
-    workers.push(await startFakeWorker({ name: 'a' }), await startFakeWorker({ name: 'b' }));
+    workers.push(...(await Promise.all([startLiveWorker({ name: 'a' }), startLiveWorker({ name: 'b' })])));
     // Every director read the fleet before any sent its task: each sees both workers idle, and tries `a` first.
     const snapshot = await createDiscovery({ ports: null, urls: workers.map((worker) => worker.url) }).refresh();
     expect(snapshot.map((component) => component.status?.state)).toEqual(['idle', 'idle']);
@@ -32,9 +30,9 @@ describe('placing a task', () => {
         send: (client) => client.submit({ prompt }),
       });
     const [first, second, third] = await Promise.allSettled([
-      place('sleep 2000'),
-      place('sleep 2000'),
-      place('sleep 2000'),
+      place('sleep 20000'),
+      place('sleep 20000'),
+      place('sleep 20000'),
     ]);
     const placed = [first, second].map((result) =>
       result.status === 'fulfilled' ? result.value.component.status?.name : result.reason,
@@ -46,12 +44,13 @@ describe('placing a task', () => {
     expect(busy.message).toMatch(
       /^Every worker is busy \([ab] \(http:\S+\): busy \(task-\w+\); [ab] \(http:\S+\): busy \(task-\w+\)\)\. --wait SECONDS waits for one to be free\.$/,
     );
-    expect([...workers[0]!.tasks.values(), ...workers[1]!.tasks.values()]).toHaveLength(2);
+    const held = await Promise.all(workers.map((worker) => createWorkerClient(worker.url).tasks()));
+    expect(held.map((tasks) => tasks.length)).toEqual([1, 1]);
   });
 
   it('does not ask a worker it knows to be busy, and says who is busy', async () => {
-    workers.push(await startFakeWorker({ name: 'a' }));
-    await createWorkerClient(workers[0]!.url).submit({ prompt: 'sleep 2000' });
+    workers.push(await startLiveWorker({ name: 'a' }));
+    await createWorkerClient(workers[0]!.url).submit({ prompt: 'sleep 20000' });
     const snapshot = await createDiscovery({ ports: null, urls: [workers[0]!.url] }).refresh();
     let asked = 0;
     const busy = await rejection(
@@ -110,19 +109,23 @@ describe('placing a task', () => {
   });
 
   it('stops at an error that is not about being busy, without trying the next worker', async () => {
-    workers.push(await startFakeWorker({ name: 'a' }), await startFakeWorker({ name: 'b' }));
-    const snapshot = await createDiscovery({ ports: null, urls: workers.map((worker) => worker.url) }).refresh();
-    const invalid = await rejection(
-      placeTask({ candidates: async () => snapshot, clientFor, send: (client) => client.submit({ prompt: '' }) }),
-    );
-    const [first, second] = snapshot.map((component) => workers.find((worker) => worker.url === component.url)!);
-    expect([invalid.code, invalid.details?.url]).toEqual(['invalid_argument', first!.url]);
-    first!.setFault('/task', 'malformed');
-    const malformed = await rejection(
-      placeTask({ candidates: async () => snapshot, clientFor, send: (client) => client.submit({ prompt: 'x' }) }),
-    );
-    expect(malformed.code).toBe('response_invalid');
-    expect(second!.tasks.size).toBe(0);
+    workers.push(await startLiveWorker({ name: 'b' }));
+    const broken = await startFakeComponent({ name: 'a', faults: { '/task': 'malformed' } });
+    try {
+      // Either one first: a refusal of the task, or a broken answer, is not passed on to the next worker.
+      const snapshot = await createDiscovery({ ports: null, urls: [broken.url, workers[0]!.url] }).refresh();
+      const live = snapshot.find((component) => component.url === workers[0]!.url)!;
+      const faulty = snapshot.find((component) => component.url === broken.url)!;
+      const place = (order: Component[], prompt: string) =>
+        rejection(placeTask({ candidates: async () => order, clientFor, send: (client) => client.submit({ prompt }) }));
+      const invalid = await place([live, faulty], '');
+      expect([invalid.code, invalid.details?.url]).toEqual(['invalid_argument', live.url]);
+      const malformed = await place([faulty, live], 'x');
+      expect([malformed.code, malformed.details?.url]).toEqual(['response_invalid', broken.url]);
+      expect(await createWorkerClient(workers[0]!.url).tasks()).toEqual([]);
+    } finally {
+      await broken.close();
+    }
   });
 });
 

@@ -69,7 +69,7 @@ export async function placeTask<T>({
 function passOver(error: unknown): boolean {
   if (!AgencyError.isInstance(error)) return false;
   if (error.code === 'agent_busy' || error.code === 'network_failed') return true;
-  return error.code === 'http_error' && error.details?.status === 503;
+  return error.details?.status === 503;
 }
 
 function passedBecause(error: AgencyError): string {

@@ -12,7 +12,7 @@ export type RouteResponse = {
 
 /** One route of the API: where it is, what it takes and gives, and its handler. */
 export type Route = {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put';
   /** OpenAPI form, e.g. `/agent/tasks/{id}`; a `{path}` parameter spans slashes. */
   path: string;
   summary: string;

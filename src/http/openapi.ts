@@ -12,22 +12,15 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 export type ApiAbout = {
   title: string;
   description: string;
-  /** Browsers may use the session cookie. */ session: boolean;
-};
-
-const SERVER: ApiAbout = {
-  title: 'agency',
-  description:
-    'Governed AI agents over HTTP: start tasks, follow their journal live, approve plans and tool calls. ' +
-    'Every route but /auth/login needs `Authorization: Bearer <token>` or the session cookie /auth/login sets.',
-  session: true,
+  /** The session cookie browsers may use instead of a bearer token, when the API has one. */
+  sessionCookie?: string;
 };
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the same zod schemas the server validates with (JSON Schema
  * 2020-12, which OpenAPI 3.1 uses as is). Every route is in it, with its parameters, body and responses.
  */
-export function openApiDocument(routes: readonly Route[], version: string, about: ApiAbout = SERVER): JsonSchema {
+export function openApiDocument(routes: readonly Route[], version: string, about: ApiAbout): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
@@ -39,10 +32,10 @@ export function openApiDocument(routes: readonly Route[], version: string, about
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer' },
-        ...(about.session ? { session: { type: 'apiKey', in: 'cookie', name: 'agency_session' } } : {}),
+        ...(about.sessionCookie ? { session: { type: 'apiKey', in: 'cookie', name: about.sessionCookie } } : {}),
       },
     },
-    security: about.session ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }],
+    security: about.sessionCookie ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }],
     paths,
   };
 }

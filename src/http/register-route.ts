@@ -24,7 +24,7 @@ export function registerRoute<E extends Env>(app: Hono<E>, route: Route, options
   const limit = route.body?.contentType === 'multipart/form-data' ? uploadBytes : bodyBytes;
   const handlers: MiddlewareHandler<E>[] = [];
   if (route.auth !== false && authenticate) handlers.push(authenticate);
-  if (route.method === 'post')
+  if (route.method !== 'get')
     handlers.push(
       bodyLimit({
         maxSize: limit,

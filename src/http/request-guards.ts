@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { hostAllowed, originAllowed } from './auth.ts';
+import { hostAllowed, originAllowed } from './hosts.ts';
 import { errorBody } from '../api/errors.ts';
 
 /** A refusal: `{ error, message, details }` with the code's status. */

@@ -1,0 +1,36 @@
+// What a scheduler keeps in `state.json`: the last slot handled per entry, and the runs in flight.
+import { z } from 'zod';
+import { directorEntryIdSchema, dispatchedTaskSchema } from '../../api/director-schemas.ts';
+
+/** A run of one slot: recorded before anything is handed out, removed once its outcome is in the history. */
+export const scheduledRunSchema = z
+  .object({
+    /** Its history entry: `<entry>@<slot>`. */
+    id: directorEntryIdSchema,
+    entry: z.string(),
+    slot: z.iso.datetime(),
+    started_at: z.iso.datetime(),
+    prompt: z.string(),
+    workdir: z.string(),
+    model: z.string().nullable(),
+    timeout_ms: z.number().int().positive().nullable(),
+    /** Waiting behind its entry's previous run (`overlap: queue`). */
+    queued: z.boolean(),
+    /** The task on a worker, once handed out. */
+    task: dispatchedTaskSchema.nullable(),
+  })
+  .strict();
+
+/** The scheduler's part of `state.json`. */
+export const schedulerStateSchema = z
+  .object({
+    /** Per entry, the latest slot handled (run, skipped or missed): no slot is handled twice. */
+    last_slots: z.record(z.string(), z.iso.datetime()),
+    runs: z.array(scheduledRunSchema),
+  })
+  .strict();
+
+/** A run in `state.json`. */
+export type ScheduledRun = z.infer<typeof scheduledRunSchema>;
+/** The scheduler's state. */
+export type SchedulerState = z.infer<typeof schedulerStateSchema>;
