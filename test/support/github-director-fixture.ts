@@ -5,9 +5,10 @@ import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agencyRootAt, type AgencyRoot } from '../../src/config/agency-root.ts';
+import type { DirectorLog } from '../../src/fleet/directors/director.ts';
+import { githubDirectorKind } from '../../src/fleet/directors/github/github-kind.ts';
 import type { GitHubState } from '../../src/fleet/directors/github/github-state.ts';
-import { openGitHubDirector } from '../../src/fleet/directors/github/open-github-director.ts';
-import type { GitHubDirector } from '../../src/fleet/directors/github/github-director.ts';
+import { type RunningDirector, startDirector } from '../../src/fleet/directors/host/start-director.ts';
 import { bareRemote, ISOLATED_GIT_ENV } from './git-remote.ts';
 import { type GitHubFake, startGitHubFake } from './github-fake/github-fake.ts';
 import { createScriptedDispatch, type Script, type ScriptedDispatch } from './scripted-dispatch.ts';
@@ -16,10 +17,12 @@ import { createScriptedDispatch, type Script, type ScriptedDispatch } from './sc
 export const GITHUB_TOKEN = `ghp_canary${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}Zq`;
 
 export type DirectorRun = {
-  director: GitHubDirector;
-  done: Promise<void>;
+  director: RunningDirector;
+  /** Resolves once the director stopped (with the error its run failed with, if it did). */
+  done: Promise<Error | undefined>;
+  /** The director's lifecycle lines, `<level> <message>`. */
   lines: string[];
-  /** Begins a clean shutdown and waits for `run()` to return. */
+  /** Begins a clean shutdown and waits for the director to stop. */
   stop(): Promise<void>;
   /** Aborts at once, as a kill would leave it (the status issue stays open). */
   crash(): Promise<void>;
@@ -46,6 +49,8 @@ export function githubConfigYaml(apiUrl: string, remote: string, extra = ''): st
     `api_url: ${apiUrl}`,
     `clone_url: ${remote}`,
     'poll_interval: 100ms',
+    'discovery:',
+    '  method: static',
     'assignee: agency-bot',
     'approvers: [ana]',
     'prompts:',
@@ -77,36 +82,35 @@ export async function githubDirectorFixture(
   const dispatch = createScriptedDispatch(join(base, 'tasks'), options.script);
   const runs: DirectorRun[] = [];
   const open = async (): Promise<DirectorRun> => {
-    const stopping = new AbortController();
-    const signal = new AbortController();
+    const crashed = new AbortController();
     const lines: string[] = [];
-    const log = {
-      info: (message: string) => void lines.push(`info ${message}`),
-      warn: (message: string) => void lines.push(`warn ${message}`),
-      error: (message: string) => void lines.push(`error ${message}`),
-    };
-    const director = await openGitHubDirector({
+    const kind = githubDirectorKind({ dispatch, gitEnv: ISOLATED_GIT_ENV });
+    const director = await startDirector({
+      file: join(dir, 'config.yaml'),
       root,
-      name: 'gh',
-      dispatch,
-      stopping: stopping.signal,
-      signal: signal.signal,
-      log,
-      gitEnv: ISOLATED_GIT_ENV,
+      version: 'test',
+      port: 0,
+      kind: {
+        ...kind,
+        create: (context) =>
+          kind.create({
+            ...context,
+            log: teeLog(context.log, lines),
+            stopping: AbortSignal.any([context.stopping, crashed.signal]),
+            signal: AbortSignal.any([context.signal, crashed.signal]),
+          }),
+      },
     });
-    const done = director.run();
     const run: DirectorRun = {
       director,
-      done,
+      done: director.closed,
       lines,
       stop: async () => {
-        stopping.abort();
-        await done;
+        await director.stop(60_000);
       },
       crash: async () => {
-        stopping.abort();
-        signal.abort();
-        await done.catch(() => undefined);
+        crashed.abort();
+        await director.closed;
       },
     };
     runs.push(run);
@@ -121,13 +125,24 @@ export async function githubDirectorFixture(
     open,
     state: async () => {
       const { readFile } = await import('node:fs/promises');
-      return JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as GitHubState;
+      return (JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as { state: GitHubState }).state;
     },
     close: async () => {
       await Promise.all(runs.map((run) => run.crash()));
       await fake.close();
     },
   };
+}
+
+// The host's log, and each line in `lines` too.
+function teeLog(log: DirectorLog, lines: string[]): DirectorLog {
+  const tee =
+    (level: keyof DirectorLog) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      lines.push(`${level} ${message}`);
+      log[level](message, fields);
+    };
+  return { info: tee('info'), warn: tee('warn'), error: tee('error') };
 }
 
 /** Waits until `check` returns a truthy value (polling every 20 ms, up to `ms`). */

@@ -1,6 +1,7 @@
 // A TaskDispatch whose "workers" run a script in-process: each turn writes the files the script names into the
 // task's workdir and answers with its output. Tasks are kept as JSON files in `dir`, so a director process killed
 // with -9 and started again finds its tasks where it left them, as it would on a real worker.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkerTask } from '../../src/fleet/api/worker-schemas.ts';
@@ -76,10 +77,10 @@ export function createScriptedDispatch(dir: string, script: Script = issueScript
     async dispatch(request) {
       if (!request.workdir) throw new Error('the scripted dispatch needs a workdir');
       const n = readdirSync(dir).length + 1;
-      const id = `task-${n}-${process.pid}`;
+      const id = `task-${String(n).padStart(6, '0')}${randomUUID().replaceAll('-', '').slice(0, 20)}`;
       const task: TaskFile = {
         task_id: id,
-        session_id: `session-${id}`,
+        session_id: randomUUID(),
         workdir: request.workdir,
         state: 'queued',
         prompts: [],

@@ -1,7 +1,7 @@
 // The GitHub director's `config.yaml`: the base fields every director has, and the repository it watches, how it
 // reaches GitHub and git, its prompts and its settings. Checked with zod at start-up and by `agency validate`.
 import { z } from 'zod';
-import { directorConfigBaseSchema } from '../../../config/director-config.ts';
+import { directorConfigSchema } from '../../../config/director-config.ts';
 import { durationSchema } from '../../../config/duration.ts';
 import { readYamlConfig } from '../../../config/yaml-file.ts';
 import { unknownPlaceholders } from './prompt-template.ts';
@@ -48,44 +48,41 @@ const settingsSchema = z
   .strict();
 
 /** The GitHub director's config. */
-export const githubConfigSchema = directorConfigBaseSchema
-  .extend({
-    type: z.literal('github', { error: 'must be github' }),
-    /** The repository watched: `owner/name`. */
-    repo: z
-      .string({ error: 'must be owner/name, e.g. octo/widgets' })
-      .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name, e.g. octo/widgets'),
-    /** The REST API's base URL; GitHub Enterprise is `https://<host>/api/v3`. @default 'https://api.github.com' */
-    api_url: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://api.github.com' })
-      .default('https://api.github.com'),
-    /** Where the repository is cloned from and pushed to. @default 'https://github.com/<repo>.git' */
-    clone_url: z.string().min(1, 'must not be empty').optional(),
-    /** How often the repository is read. @default '30s' */
-    poll_interval: durationSchema({ min: 100, max: 86_400_000 }).default(30_000),
-    /** Issues carrying this label are taken as well as those whose title starts with `[name]`. */
-    label: z.string().min(1).max(50).optional(),
-    /** Who issues are assigned to when taken (usually the token's own user). */
-    assignee: loginSchema.optional(),
-    /** The users whose 👍 on a pull request approves it. */
-    approvers: z.array(loginSchema).default([]),
-    prompts: z
-      .object({
-        work: template('You are working on issue #{{number}}: {{title}}'),
-        review: template('Review your changes. Say "LGTM" if they are ready.'),
-      })
-      .strict(),
-    settings: settingsSchema.default(settingsSchema.parse({})),
-  })
-  .strict()
-  .superRefine((config, context) => {
-    if (config.settings.require_approval && config.approvers.length === 0)
-      context.addIssue({
-        code: 'custom',
-        path: ['approvers'],
-        message: 'must name at least one GitHub user whose 👍 approves, or set settings.require_approval: false',
-      });
-  });
+export const githubConfigSchema = directorConfigSchema({
+  /** The repository watched: `owner/name`. */
+  repo: z
+    .string({ error: 'must be owner/name, e.g. octo/widgets' })
+    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name, e.g. octo/widgets'),
+  /** The REST API's base URL; GitHub Enterprise is `https://<host>/api/v3`. @default 'https://api.github.com' */
+  api_url: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://api.github.com' })
+    .default('https://api.github.com'),
+  /** Where the repository is cloned from and pushed to. @default 'https://github.com/<repo>.git' */
+  clone_url: z.string().min(1, 'must not be empty').optional(),
+  /** How often the repository is read. @default '30s' */
+  poll_interval: durationSchema({ min: 100, max: 86_400_000 }).default(30_000),
+  /** Issues carrying this label are taken as well as those whose title starts with `[name]`. */
+  label: z.string().min(1).max(50).optional(),
+  /** Who issues are assigned to when taken (usually the token's own user). */
+  assignee: loginSchema.optional(),
+  /** The users whose 👍 on a pull request approves it. */
+  approvers: z.array(loginSchema).default([]),
+  prompts: z
+    .object({
+      work: template('You are working on issue #{{number}}: {{title}}'),
+      review: template('Review your changes. Say "LGTM" if they are ready.'),
+    })
+    .strict(),
+  settings: settingsSchema.default(settingsSchema.parse({})),
+}).superRefine((config, context) => {
+  if (config.type !== 'github') context.addIssue({ code: 'custom', path: ['type'], message: 'must be github' });
+  if (config.settings.require_approval && config.approvers.length === 0)
+    context.addIssue({
+      code: 'custom',
+      path: ['approvers'],
+      message: 'must name at least one GitHub user whose 👍 approves, or set settings.require_approval: false',
+    });
+});
 
 /** The GitHub director's config, checked. */
 export type GitHubConfig = z.output<typeof githubConfigSchema>;

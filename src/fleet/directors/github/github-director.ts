@@ -8,6 +8,7 @@ import type { GitHubIssue } from './github-api.ts';
 import type { IssueState } from './github-state.ts';
 import { type GitHubDirectorDeps, type IssueContext, issueOf, patchIssue } from './issue-context.ts';
 import { backoffFor, recordFailure } from './issue-failures.ts';
+import { recordPhase } from './issue-history.ts';
 import { step } from './issue-steps.ts';
 import { closeStatusIssue, openStatusIssue, refreshStatusIssue, statusTitle } from './status-issue.ts';
 
@@ -139,6 +140,7 @@ async function track(ctx: IssueContext, open: GitHubIssue[]): Promise<void> {
     for (const issue of closed) issues[String(issue.number)] = { ...issue, phase: 'closed' };
     return { ...state, issues };
   });
+  for (const issue of [...fresh, ...closed]) await recordPhase(ctx, issueOf(ctx, issue.number));
   for (const issue of fresh) ctx.log.info(`issue #${issue.number} taken: ${issue.title}`);
 }
 

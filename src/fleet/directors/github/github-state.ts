@@ -1,11 +1,8 @@
 // What the GitHub director remembers in `state.json`, so that a restart (or a kill -9 at any point) resumes each
 // issue where it was without doing anything twice: its phase, its task on a worker, the turn in flight, its pull
 // request, the comments already handled, and the failure being retried.
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { errnoCode } from '../../../core/errno.ts';
-import { AgencyError } from '../../../core/errors.ts';
-import { writeFileAtomic } from '../../../task/fs/atomic-write.ts';
+import { dispatchedTaskSchema } from '../../api/director-schemas.ts';
 
 /** Where an issue is: taken → working (work and review turns) → publishing → awaiting approval ⇄ follow-up → done. */
 export const ISSUE_PHASES = [
@@ -19,14 +16,6 @@ export const ISSUE_PHASES = [
   'closed',
 ] as const;
 export type IssuePhase = (typeof ISSUE_PHASES)[number];
-
-const dispatchedTaskSchema = z
-  .object({
-    worker: z.object({ name: z.string(), url: z.string() }).strict(),
-    task_id: z.string(),
-    session_id: z.string(),
-  })
-  .strict();
 
 /**
  * The last prompt of the issue's session, recorded before it is sent: `turns` is the session's count of prompts once
@@ -89,54 +78,3 @@ export type GitHubState = z.output<typeof githubStateSchema>;
 
 /** The state of a director that never ran. */
 export const initialGitHubState = (): GitHubState => ({ status_issue: null, paused_until: null, issues: {} });
-
-/** `state.json` held in memory and written atomically on every change (the director host's state store). */
-export type StateStore<State> = {
-  get(): State;
-  /** Applies `change` and writes the result durably before resolving; changes apply one at a time. */
-  update(change: (state: State) => State): Promise<State>;
-};
-
-/**
- * A {@link StateStore} over a JSON file: read (and checked) at start, written atomically on each change.
- *
- * @throws AgencyError `invalid_config` naming the file when it is not valid JSON of the schema (move it away to
- *   start afresh).
- */
-export async function fileStateStore(file: string): Promise<StateStore<GitHubState>> {
-  let state = initialGitHubState();
-  try {
-    const parsed = githubStateSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-    if (!parsed.success)
-      throw new AgencyError(
-        'invalid_config',
-        `${file}: not a GitHub director state (${parsed.error.issues[0]?.message}); move it away to start afresh`,
-        {
-          details: { file },
-        },
-      );
-    state = parsed.data;
-  } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') {
-      if (AgencyError.isInstance(error)) throw error;
-      throw new AgencyError('invalid_config', `${file}: not valid JSON; move it away to start afresh`, {
-        details: { file },
-        cause: error,
-      });
-    }
-  }
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    get: () => state,
-    update(change) {
-      const next = queue.then(async () => {
-        const changed = change(state);
-        await writeFileAtomic(file, `${JSON.stringify(changed, null, 2)}\n`, { mode: 0o600 });
-        state = changed;
-        return changed;
-      });
-      queue = next.catch(() => undefined);
-      return next;
-    },
-  };
-}

@@ -2,18 +2,13 @@
 // `state.json`, and post a comment at most once (each comment carries a hidden marker; before posting, the issue's
 // comments are searched for it, so a kill -9 between posting and recording does not post it twice).
 import type { Timers } from '../../../core/clock.ts';
+import type { DirectorHistory, DirectorLog, StateStore, WorkspaceLocks } from '../director.ts';
 import type { TaskDispatch } from '../task-dispatch.ts';
 import type { GitHubApi } from './github-api.ts';
 import type { GitHubConfig } from './github-config.ts';
-import type { GitHubState, IssueState, StateStore } from './github-state.ts';
+import type { GitHubState, IssueState } from './github-state.ts';
 import type { GitOptions } from './git-workspace.ts';
-
-/** Lifecycle lines (the host's `director.log`). */
-export type DirectorLog = {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-};
+import { recordPhase } from './issue-history.ts';
 
 /** Everything the GitHub director needs; tests pass fakes of the dispatch, the timers and the log. */
 export type GitHubDirectorDeps = {
@@ -25,6 +20,10 @@ export type GitHubDirectorDeps = {
   workspaces: string;
   dispatch: TaskDispatch;
   state: StateStore<GitHubState>;
+  /** One entry per issue (`issue-<n>`), a line each time its phase changes. */
+  history: DirectorHistory;
+  /** Each turn holds its clone's workspace lock. */
+  locks: WorkspaceLocks;
   timers: Timers;
   log: DirectorLog;
   /** Aborts when shutdown begins: nothing new is started. */
@@ -45,12 +44,16 @@ export function issueOf(context: IssueContext, number: number): IssueState {
   return issue;
 }
 
-/** Changes issue `number`'s record durably (a new phase clears its failure); resolves with the new record. */
+/**
+ * Changes issue `number`'s record durably (a new phase clears its failure, and is noted in the issue's history
+ * entry); resolves with the new record.
+ */
 export async function patchIssue(
   context: IssueContext,
   number: number,
   change: Partial<IssueState>,
 ): Promise<IssueState> {
+  const before = issueOf(context, number).phase;
   const state = await context.state.update((current) => {
     const issue = current.issues[String(number)];
     if (!issue) throw new Error(`issue #${number} is not in state.json`);
@@ -59,7 +62,9 @@ export async function patchIssue(
     const next = { ...issue, ...change, ...(moved ? { failure: null } : {}) };
     return { ...current, issues: { ...current.issues, [String(number)]: next } };
   });
-  return state.issues[String(number)]!;
+  const issue = state.issues[String(number)]!;
+  if (issue.phase !== before) await recordPhase(context, issue);
+  return issue;
 }
 
 /** The hidden marker of the director's comment `key` (`pull`, `done`, `follow-up-17`…). */

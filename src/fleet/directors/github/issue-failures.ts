@@ -5,6 +5,7 @@
 import { backoffDelay } from '../../../core/backoff.ts';
 import { AgencyError, errorMessage } from '../../../core/errors.ts';
 import { defaultRedactor } from '../../../core/redact.ts';
+import { recordPhase } from './issue-history.ts';
 import { commentOnce, type GitHubDirectorDeps, issueOf, type IssueContext, patchIssue } from './issue-context.ts';
 
 /** The wait before retry number `attempt`: `initial_backoff` doubling up to `max_backoff`, with jitter. */
@@ -36,11 +37,12 @@ export async function recordFailure(context: IssueContext, number: number, error
   context.log.warn(`issue #${number}: ${issue.phase} failed, ${retry}: ${message}`, { code: failure.code });
   // Reported before it is recorded: a restart in between fails again and finds the report by its marker.
   const reported = issue.failure?.reported ?? (await report(context, number, failure, message));
-  await patchIssue(context, number, {
+  const recorded = await patchIssue(context, number, {
     failure: { step: issue.phase, message, attempts, retry_at: retryAt, reported },
     ...(reported === null ? {} : { failures_reported: reported }),
     ...(failure.retryable ? {} : { phase: 'failed' }),
   });
+  await recordPhase(context, recorded, `${issue.phase} failed, ${retry}: ${message}`, 'warn');
 }
 
 // Comments on the issue; resolves with the report's number, or null when GitHub would not take it.

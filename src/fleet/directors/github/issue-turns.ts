@@ -1,7 +1,9 @@
 // The issue's session on a worker: the first prompt dispatched with the clone as its workdir, each later one a
 // `continue` of the same session (work → review → follow-up keep the executor's context). Each prompt is recorded
 // before it is sent; a restart settles the task and sends the prompt again only when the session does not have it.
+// A turn holds the clone's workspace lock from before its prompt is sent until its answer is in.
 import { AgencyError } from '../../../core/errors.ts';
+import type { WorkspaceLock } from '../director.ts';
 import type { DispatchOutcome } from '../task-dispatch.ts';
 import type { Turn } from './github-state.ts';
 import { issueOf, type IssueContext, patchIssue } from './issue-context.ts';
@@ -23,8 +25,10 @@ export async function takeTurn(
     turn: { kind, turns, prompt, answered: false },
     ...(kind === 'review' ? { reviews: issue.reviews + 1 } : {}),
   });
-  if (issue.task) await context.dispatch.continue(issue.task, prompt, { signal: context.signal });
-  return awaitTurn(context, number, workdir);
+  return withLock(context, number, workdir, async (lock) => {
+    if (issue.task) await context.dispatch.continue(issue.task, prompt, { signal: context.signal });
+    return settleTurn(context, number, lock);
+  });
 }
 
 /**
@@ -34,16 +38,42 @@ export async function takeTurn(
  *
  * @throws AgencyError `worker_task_failed` when the task failed, was cancelled, or was lost with `report`.
  */
-export async function awaitTurn(context: IssueContext, number: number, workdir: string): Promise<string> {
+export function awaitTurn(context: IssueContext, number: number, workdir: string): Promise<string> {
+  return withLock(context, number, workdir, (lock) => settleTurn(context, number, lock));
+}
+
+// Runs `turn` under the workdir's lock (taken back for the issue's task after a restart). A lock whose task is still
+// in flight when the director must stop is kept: the next start resumes that task under it.
+async function withLock<T>(
+  context: IssueContext,
+  number: number,
+  workdir: string,
+  turn: (lock: WorkspaceLock) => Promise<T>,
+): Promise<T> {
+  const task = issueOf(context, number).task;
+  const lock = await context.locks.acquire(workdir, { purpose: `issue #${number}`, ...(task ? { resume: task } : {}) });
+  try {
+    if (task) await lock.attach(task);
+    return await turn(lock);
+  } finally {
+    if (!context.signal.aborted || !issueOf(context, number).task) await lock.release();
+  }
+}
+
+async function settleTurn(context: IssueContext, number: number, lock: WorkspaceLock): Promise<string> {
   for (;;) {
     const issue = issueOf(context, number);
     let turn = issue.turn;
     if (!turn) throw new Error(`issue #${number} has no turn to wait for`);
     let task = issue.task;
     if (!task) {
-      task = await context.dispatch.dispatch({ prompt: turn.prompt, workdir }, { signal: context.signal });
+      task = await context.dispatch.dispatch(
+        { prompt: turn.prompt, workdir: lock.workdir },
+        { signal: context.signal },
+      );
       turn = { ...turn, turns: 1 };
       await patchIssue(context, number, { task, turn });
+      await lock.attach(task);
     }
     let outcome = await context.dispatch.settle(task, { signal: context.signal });
     if (outcome.state !== 'lost' && outcome.task.turns < turn.turns) {
