@@ -1,8 +1,9 @@
 // The GitHub director as a real `agency director gh` process, with a real `agency worker` (the scripted executor
 // writing into the workdir it is given), against the fake GitHub API and a local bare remote: an issue gets 👀, a
-// branch, a pull request after a review, and is done on a 👍, never merged; `agency validate` checks its config.
+// branch, a pull request after a review, and is done on a 👍, never merged; killed with SIGKILL at several points and
+// restarted, it does nothing twice; `agency validate` checks its config.
 import type { ChildProcess } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +123,67 @@ describe('agency director (github), the process', () => {
     expect(fake.drift).toEqual([]);
     expect(findCanary(filesUnder(root, ['credentials']), GITHUB_TOKEN, root)).toEqual([]);
     expect(director.output() + worker.output()).not.toContain(GITHUB_TOKEN.slice(4, 20));
+  }, 60_000);
+
+  it('killed with SIGKILL at four points and restarted each time, makes one of each and keeps the token', async () => {
+    const { root, remote } = await dataRoot();
+    fake = await startGitHubFake({ token: GITHUB_TOKEN, remote });
+    const worker = await startWorkerProcess('w1', root);
+    children.push(worker.child);
+    await writeFile(join(root, 'directors', 'gh', 'config.yaml'), directorConfig(fake.url, remote, worker.url));
+    const number = fake.human('ana').openIssue('[gh] Survive kills', 'body');
+    let output = '';
+    const start = async () => {
+      const director = await startDirectorProcess(root, 'gh', ISOLATED_GIT_ENV);
+      children.push(director.child);
+      director.child.once('exit', () => (output += director.output()));
+      return director;
+    };
+    for (const operation of ['issues/create', 'reactions/create-for-issue', 'pulls/create', 'issues/create-comment']) {
+      const held = fake.pause({ operation }, 'after');
+      const director = await start();
+      await held.arrived;
+      director.child.kill('SIGKILL');
+      await director.exited;
+      held.release();
+    }
+    const director = await start();
+    const store = fake.store;
+    const state = async () => {
+      const file = JSON.parse(await readFile(join(root, 'directors', 'gh', 'state.json'), 'utf8')) as {
+        state: { issues: Record<string, { phase: string; pull: number | null }> };
+      };
+      return file.state.issues[String(number)];
+    };
+    const pull = await until(
+      async () => {
+        const issue = await state();
+        return issue?.phase === 'awaiting_approval' ? issue.pull : undefined;
+      },
+      'the pull request',
+      45_000,
+    );
+    fake.human('ana').react({ issue: pull }, '+1');
+    await until(async () => (await state())?.phase === 'done', 'done');
+
+    expect(store.issues.filter((issue) => issue.pull)).toHaveLength(1);
+    expect(store.issues.filter((issue) => issue.title === '[gh] status')).toHaveLength(1);
+    expect(store.reactionsOn({ issue: number }).filter((r) => r.user === 'agency-bot')).toHaveLength(1);
+    expect(store.comments.filter((c) => c.issue_number === number).map((c) => c.body.split(' ')[0])).toEqual([
+      'Opened',
+      'Done:',
+    ]);
+    expect((await worker.json<{ total: number }>('/history')).total).toBe(1);
+    const shutdown = await cli(['shutdown', '--directors', '--url', director.url, '--ports', '1-1']);
+    expect(shutdown.code, shutdown.stderr).toBe(0);
+    expect(await director.exited).toBe(0);
+    const scanned = filesUnder(root, ['credentials']);
+    expect(scanned.some((file) => file.endsWith('director.log'))).toBe(true);
+    expect(scanned.some((file) => file.endsWith('.git/config'))).toBe(true);
+    expect(findCanary(scanned, GITHUB_TOKEN, root)).toEqual([]);
+    expect(fake.answers.join('\n')).not.toContain(GITHUB_TOKEN.slice(4, 20));
+    expect(output + worker.output()).not.toContain(GITHUB_TOKEN.slice(4, 20));
+    expect(fake.drift).toEqual([]);
   }, 60_000);
 
   it('is refused by agency validate and agency director with a config naming the bad field', async () => {
