@@ -97,8 +97,11 @@ describe('agency director (github), the process', () => {
     expect(store.issue(pull.number)!.pull).not.toHaveProperty('merged', true);
 
     type Entry = { state: string; task: { task_id: string; worker: { url: string } }; log: { message: string }[] };
-    const entry = (await (await fetch(`${director.url}/history/issue-${number}`)).json()) as Entry;
-    expect(entry.state).toBe('completed');
+    // The comment comes first, then the phase is recorded: wait for the entry to be completed.
+    const entry = await until(async () => {
+      const body = (await (await fetch(`${director.url}/history/issue-${number}`)).json()) as Entry;
+      return body.state === 'completed' ? body : undefined;
+    }, 'the completed history entry');
     expect(entry.task.worker.url).toBe(worker.url);
     const task = await worker.json<{ workdir: string; prompt: string }>(`/history/${entry.task.task_id}`);
     expect(task.workdir).toBe(join(workspaces, `issue-${number}`));
