@@ -4,6 +4,7 @@
 // restart resumes each issue where it was. It never merges.
 import { sleep } from '../../../core/clock.ts';
 import { AgencyError, errorMessage } from '../../../core/errors.ts';
+import type { DirectorActivity } from '../director.ts';
 import type { GitHubIssue } from './github-api.ts';
 import type { IssueState } from './github-state.ts';
 import { type GitHubDirectorDeps, type IssueContext, issueOf, patchIssue } from './issue-context.ts';
@@ -12,18 +13,11 @@ import { recordPhase } from './issue-history.ts';
 import { step } from './issue-steps.ts';
 import { closeStatusIssue, openStatusIssue, refreshStatusIssue, statusTitle } from './status-issue.ts';
 
-/** What `/status` says of the GitHub director. */
-export type GitHubActivity = {
-  state: 'idle' | 'working';
-  current_task: { id: string; started_at: string; prompt_preview: string } | null;
-  config: Record<string, unknown>;
-};
-
 /** A running GitHub director. */
 export type GitHubDirector = {
   /** Works until `stopping` aborts, then lets its issues' steps finish (or `signal` abort) and closes its status issue. */
   run(): Promise<void>;
-  status(): GitHubActivity;
+  status(): DirectorActivity;
 };
 
 const ACTIVE_PHASES = new Set<IssueState['phase']>([
@@ -81,7 +75,7 @@ export function createGitHubDirector(deps: GitHubDirectorDeps): GitHubDirector {
     });
   };
 
-  const status = (): GitHubActivity => {
+  const status = (): DirectorActivity => {
     const [number, runner] = [...runners.entries()][0] ?? [];
     const issue = number !== undefined && context ? context.state.get().issues[String(number)] : undefined;
     return {

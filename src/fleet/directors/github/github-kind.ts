@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type { AgencyRoot } from '../../../config/agency-root.ts';
 import { EXECUTOR_SCOPE, loadInstanceCredentials } from '../../../config/instance-credentials.ts';
 import type { Redactor } from '../../../core/redact.ts';
-import { defineDirectorKind, type DirectorContext } from '../director.ts';
+import { defineDirectorKind, type DirectorActivity, type DirectorContext } from '../director.ts';
 import type { TaskDispatch } from '../task-dispatch.ts';
 import { createGitHubApi } from './github-api.ts';
 import { cloneUrl, type GitHubConfig, GITHUB_TOKEN_CREDENTIAL, githubConfigSchema } from './github-config.ts';
-import { createGitHubDirector, type GitHubActivity, type GitHubDirector } from './github-director.ts';
+import { createGitHubDirector, type GitHubDirector } from './github-director.ts';
 import { type GitHubState, githubStateSchema, initialGitHubState } from './github-state.ts';
 
 /** What a test may put in place of the host's parts. */
@@ -68,7 +68,7 @@ async function openDirector(
   });
 }
 
-function idleActivity(config: GitHubConfig): GitHubActivity {
+function idleActivity(config: GitHubConfig): DirectorActivity {
   return { state: 'idle', current_task: null, config: { repo: config.repo, api_url: config.api_url, issues: 0 } };
 }
 
