@@ -20,8 +20,8 @@ export default tseslint.config(
   },
   js.configs.recommended,
   {
-    // Plain JavaScript files (the CLI launcher, this config) run on Node.
-    files: ['**/*.js'],
+    // Plain JavaScript files (the CLI launcher, this config, scripts) run on Node.
+    files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   ...tseslint.configs.recommended,

@@ -1,4 +1,5 @@
 import { errorFromNoAnswer, invalidAnswer } from '../api/answer-errors.ts';
+import { backoffDelay } from '../core/backoff.ts';
 import { AgencyError } from '../core/errors.ts';
 import { createSseParser, type SseMessage } from './sse-parser.ts';
 import { askedServer, type Transport } from './transport.ts';
@@ -77,8 +78,7 @@ export async function* followSse<T>(
     }
     failures++;
     if (failures > maxAttempts) throw lost;
-    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1));
-    const delayMs = Math.round(base / 2 + (Math.random() * base) / 2);
+    const delayMs = backoffDelay(failures, { initialMs: initialDelayMs, maxMs: maxDelayMs });
     onReconnect?.({ attempt: failures, delayMs, error: lost });
     await sleep(delayMs, signal);
   }

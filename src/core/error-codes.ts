@@ -154,6 +154,25 @@ export const ERROR_CODES = {
   },
   already_exists: { retryable: false, summary: 'Something by that name exists already; pick another name.' },
   entry_not_found: { retryable: false, summary: "No entry of a director's history has that id." },
+
+  // The GitHub director
+  github_rate_limit: {
+    retryable: true,
+    summary: 'GitHub is rate limiting the token; retry after the reset time it sent (details.retryAt).',
+  },
+  github_retryable: {
+    retryable: true,
+    summary: 'GitHub failed or did not answer (a 5xx, the network, a malformed answer); retry with backoff.',
+  },
+  github_fatal: {
+    retryable: false,
+    summary: 'GitHub refused the request (401, 403, 404, 422…); retrying the same request will not help.',
+  },
+  worker_task_failed: {
+    retryable: false,
+    summary: 'A task handed to a worker failed, was cancelled or its worker was lost; details.type says which.',
+  },
+  git_failed: { retryable: false, summary: 'A git command failed; details.command and details.stderr say which.' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 
 /** A stable string identifying a kind of failure. */

@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { backoffDelay } from '../core/backoff.ts';
 import { AgencyError } from '../core/errors.ts';
 import { modelName } from './capabilities.ts';
 import type { ModelErrorClass } from './classify-error.ts';
@@ -107,8 +108,7 @@ function seconds(ms: number): number {
 }
 
 function backoff(attempt: number, { policy, random }: Retrying): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return backoffDelay(attempt, { initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, random });
 }
 
 export function retryEvent(

@@ -1,14 +1,15 @@
 // The scheduler director as a real `agency director` process with a real `agency worker` (scripted executor): a
 // schedule PUT over HTTP takes effect at the next minute without a restart, and a director killed with SIGKILL in
 // the middle of a run resumes it from state.json on restart without handing its slot out twice.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agency, cli } from '../support/cli.ts';
+import { cli } from '../support/cli.ts';
+import { type DirectorProcess, startDirectorProcess } from '../support/director-process.ts';
 import { startWorkerProcess, workerRoot, type WorkerProcess } from '../support/worker-process.ts';
 
-type Director = { url: string; child: ChildProcess; exited: Promise<number | null>; output: () => string };
+type Director = DirectorProcess;
 const children: ChildProcess[] = [];
 
 afterEach(() => {
@@ -16,23 +17,9 @@ afterEach(() => {
 });
 
 async function startDirector(root: string, name: string): Promise<Director> {
-  const child = spawn(process.execPath, [agency, 'director', name, '--root', root, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = () => {
-      const match = /^agency director \S+: (http:\/\/\S+)/m.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout.on('data', look);
-    void exited.then(() => reject(new Error(`agency director exited:\n${output}`)));
-  });
-  return { url, child, exited, output: () => output };
+  const director = await startDirectorProcess(root, name);
+  children.push(director.child);
+  return director;
 }
 
 async function get<T = Record<string, unknown>>(url: string): Promise<T> {

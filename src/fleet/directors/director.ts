@@ -5,8 +5,10 @@
 // `/shutdown`, `/history`, `/agents`, bearer tokens beyond loopback, `director.log`, `state.json` written atomically,
 // a running discovery, the local `TaskDispatch` and the workspace locks. Kinds are listed in `kinds.ts`.
 import type { z } from 'zod';
+import type { AgencyRoot } from '../../config/agency-root.ts';
 import type { DirectorConfigBase, DirectorType } from '../../config/director-config.ts';
 import type { Timers } from '../../core/clock.ts';
+import type { Redactor } from '../../core/redact.ts';
 import type { Route } from '../../http/route.ts';
 import type { DirectorEntry } from '../api/director-schemas.ts';
 import type { Component } from '../discovery/component.ts';
@@ -50,6 +52,10 @@ export type DirectorKind<Config extends DirectorConfigBase = DirectorConfigBase,
 export type DirectorContext<Config extends DirectorConfigBase = DirectorConfigBase, State = unknown> = {
   /** The config as checked at start-up. */
   config: Config;
+  /** The data root (its `credentials/` hold what a kind needs to reach its service, e.g. a token). */
+  root: AgencyRoot;
+  /** Secrets a kind loads are registered here, so no log line or answer carries them. */
+  redactor: Redactor;
   /** `directors/<name>/config.yaml` (a kind whose API changes its config rewrites it) and its directory. */
   files: { config: string; dir: string };
   /** `state.json`: what the director must remember across a restart (or a kill -9). */

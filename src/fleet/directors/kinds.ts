@@ -11,6 +11,7 @@ type KindLoader = () => Promise<{ directorKind: DirectorKind }>;
 
 const LOADERS: Partial<Record<DirectorType, KindLoader>> = {
   scheduler: () => import('./scheduler/scheduler-kind.ts'),
+  github: () => import('./github/github-kind.ts'),
 };
 
 // Types a config may declare that are not run by `agency director`, and what runs them instead.

@@ -88,7 +88,7 @@ export async function startDirector(options: StartDirectorOptions): Promise<Runn
   if (token) redactor.register(token.token);
   // A worker's token (AGENCY_TOKEN) goes only to the workers the config names.
   const workerToken = (options.env ?? process.env).AGENCY_TOKEN || undefined;
-  const parts = await directorParts({ kind, config, dir, root, timers, lifecycle, workerToken });
+  const parts = await directorParts({ kind, config, dir, root, timers, redactor, lifecycle, workerToken });
   return serve({ ...options, kind, config, logger, lifecycle, parts, token, timers });
 }
 
@@ -101,6 +101,7 @@ async function directorParts({
   dir,
   root,
   timers,
+  redactor,
   lifecycle,
   workerToken,
 }: {
@@ -109,6 +110,7 @@ async function directorParts({
   dir: string;
   root: AgencyRoot;
   timers: Timers;
+  redactor: Redactor;
   lifecycle: LifecycleLog;
   workerToken: string | undefined;
 }) {
@@ -135,6 +137,8 @@ async function directorParts({
   const halt = new AbortController();
   const context: DirectorContext = {
     config,
+    root,
+    redactor,
     files: { config: join(dir, 'config.yaml'), dir },
     state,
     history,

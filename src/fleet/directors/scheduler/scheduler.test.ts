@@ -2,7 +2,9 @@
 // included), overlap, catch-up after downtime, resuming after a kill, and a run that finds no worker.
 import { describe, expect, it } from 'vitest';
 import { createFakeTimers, type FakeTimers } from '../../../../test/support/fake-timers.ts';
+import { agencyRootAt } from '../../../config/agency-root.ts';
 import { AgencyError } from '../../../core/errors.ts';
+import { createRedactor } from '../../../core/redact.ts';
 import type { DirectorEntry } from '../../api/director-schemas.ts';
 import type { WorkerTask } from '../../api/worker-schemas.ts';
 import type { DirectorContext, WorkspaceLocks } from '../director.ts';
@@ -97,6 +99,8 @@ function harness(
   const stopping = new AbortController();
   const context: DirectorContext<SchedulerConfig, SchedulerState> = {
     config: cfg,
+    root: agencyRootAt('/nonexistent'),
+    redactor: createRedactor(),
     files: { config: '/nonexistent/config.yaml', dir: '/nonexistent' },
     state: {
       get: () => state,
