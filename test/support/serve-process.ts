@@ -54,7 +54,12 @@ export async function startServeProcess(
       }),
     async kill(signal) {
       child.kill(signal);
-      return exited;
+      const code = await exited;
+      // Its last lines may still be in the pipe when it exits (a child it started may hold the pipe open, so 'close'
+      // is not awaited): read what is left, for a moment.
+      if (!child.stdout.readableEnded)
+        await new Promise((resolve) => setTimeout(resolve, 500).unref() && child.stdout.once('end', resolve));
+      return code;
     },
   };
 }
