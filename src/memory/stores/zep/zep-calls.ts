@@ -1,6 +1,7 @@
 import { type Zep, ZepClient, ZepError, ZepTimeoutError } from '@getzep/zep-cloud';
 import { AgencyError } from '../../../core/errors.ts';
 import { createRedactor } from '../../../core/redact.ts';
+import * as serialization from '@getzep/zep-cloud/serialization';
 
 /** The Zep endpoints the store calls, each returning the SDK's parsed response. */
 export type ZepCalls = {
@@ -34,17 +35,18 @@ export function createZepCalls(connection: ZepConnection): ZepCalls {
   });
   const redactor = createRedactor({ extraSecrets: [connection.apiKey] });
   const options = { timeoutInSeconds: connection.timeoutSeconds ?? 30, maxRetries: connection.maxRetries ?? 2 };
+  // The SDK parses responses with `skipValidation`, so each answer is checked here by the SDK's own schema.
   const call = async <T>(endpoint: string, run: () => Promise<T>, missing?: T): Promise<T> => {
     try {
-      return await run();
+      return checked(endpoint, await run());
     } catch (error) {
+      if (AgencyError.isInstance(error)) throw error;
       if (missing !== undefined && error instanceof ZepError && error.statusCode === 404) return missing;
       throw zepFailure(endpoint, error, redactor.redactText);
     }
   };
   return {
-    getGraph: (graphId) =>
-      call('GET /graph/{graphId}', () => client.graph.get(graphId, options), null as Zep.Graph | null),
+    getGraph: (graphId) => call(GET_GRAPH, () => client.graph.get(graphId, options), null as Zep.Graph | null),
     createGraph: async (graphId) => {
       await call('POST /graph/create', () => client.graph.create({ graphId, name: graphId }, options));
     },
@@ -102,5 +104,34 @@ export function zepFailure(endpoint: string, error: unknown, redact: (text: stri
   return new AgencyError(
     'memory_store_unavailable',
     `Zep ${endpoint} gave no usable answer (unreachable, or a response that is not Zep's): ${said}`,
+  );
+}
+
+const GET_GRAPH = 'GET /graph/{graphId}';
+
+type Answer = { json(value: unknown, options: object): { ok: boolean } };
+type Fields = Record<string, unknown>;
+
+/**
+ * The SDK's schema of each endpoint's answer, and the field the store relies on (every field of these types is
+ * optional, and the SDK hands back a body that is not JSON as an object of its own, so the schema alone passes it).
+ */
+const ANSWERS: Record<string, [Answer, (value: Fields) => boolean]> = {
+  [GET_GRAPH]: [serialization.Graph, (graph) => typeof graph.graphId === 'string'],
+  'POST /graph/create': [serialization.Graph, (graph) => typeof graph.graphId === 'string'],
+  'GET /graph/list-all': [serialization.GraphListResponse, (list) => Array.isArray(list.graphs)],
+  'POST /graph': [serialization.Episode, () => true],
+  'GET /graph/episodes/graph/{graphId}': [serialization.EpisodeResponse, (found) => Array.isArray(found.episodes)],
+  'DELETE /graph/episodes/{uuid}': [serialization.SuccessResponse, (done) => !('ok' in done && 'error' in done)],
+};
+
+function checked<T>(endpoint: string, value: T): T {
+  const [schema, has] = ANSWERS[endpoint] ?? [];
+  if (typeof value === 'object' && value !== null && schema !== undefined && has !== undefined) {
+    if (schema.json(value, { unrecognizedObjectKeys: 'passthrough' }).ok && has(value as Fields)) return value;
+  }
+  throw new AgencyError(
+    'memory_store_unavailable',
+    `Zep ${endpoint} gave no usable answer: the response is not the shape of the Zep API (a proxy or another service?)`,
   );
 }
