@@ -1,4 +1,4 @@
-import { formatScope, isScopeKind, type MemoryScope } from '../../memory-store.ts';
+import { isScopeKind, type MemoryScope } from '../../memory-store.ts';
 
 /**
  * One Zep graph per scope: `<prefix>-<kind>-<hex of the id's UTF-8>`, so any scope id (colons, spaces, unicode)
@@ -15,6 +15,3 @@ export function scopeOfGraphId(prefix: string, graphId: string): MemoryScope | u
   const scope = { kind: match[1], id: Buffer.from(match[2] as string, 'hex').toString('utf8') };
   return graphIdOf(prefix, scope) === graphId ? scope : undefined;
 }
-
-/** The `kind:id` of a scope, for sorting. */
-export const scopeText = formatScope;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AgencyError } from '../../../core/errors.ts';
+import { serializeByKey } from '../../../core/serialize-by-key.ts';
 import { formatScope, type MemoryScope, type MemoryStore, parseScope } from '../../memory-store.ts';
 import {
   checkEntry,
@@ -14,8 +15,9 @@ import {
   storedEntryOf,
 } from '../../store-rules.ts';
 import { createZepCalls, type ZepCalls, type ZepConnection } from './zep-calls.ts';
-import { entriesOfEpisodes, episodeRequest, latestEntries } from './zep-episodes.ts';
-import { graphIdOf, scopeOfGraphId } from './zep-graph-ids.ts';
+import { createZepGraphs } from './zep-graphs.ts';
+import { episodeRequest, latestEntries } from './zep-episodes.ts';
+import { graphIdOf } from './zep-graph-ids.ts';
 
 /** Options for {@link openZepMemoryStore}. */
 export type ZepMemoryStoreOptions = ZepConnection & {
@@ -65,34 +67,11 @@ function checkOptions(options: ZepMemoryStoreOptions): Settings {
 
 /** The store over any {@link ZepCalls}. */
 export function createZepMemoryStore(zep: ZepCalls, { prefix, lastn, now }: Settings): ZepMemoryStore {
-  const ensured = new Set<string>();
+  const graphs = createZepGraphs(zep, prefix, lastn);
   const locks = new Map<string, Promise<unknown>>();
-  const serial = <T>(scope: MemoryScope, run: () => Promise<T>): Promise<T> => {
-    const key = formatScope(scope);
-    const next = (locks.get(key) ?? Promise.resolve()).then(run, run);
-    locks.set(
-      key,
-      next.catch(() => undefined),
-    );
-    return next;
-  };
-  const episodesOf = async (scope: MemoryScope) => {
-    const graphId = graphIdOf(prefix, scope);
-    const episodes = await zep.listEpisodes(graphId, lastn);
-    if (episodes !== null && episodes.length >= lastn) {
-      throw new AgencyError(
-        'limit_exceeded',
-        `Zep graph "${graphId}" (${formatScope(scope)}) holds ${lastn} or more episodes, and older ones would be ` +
-          `unseen; raise "maxEpisodesPerScope" or delete entries`,
-      );
-    }
-    return entriesOfEpisodes(episodes ?? []);
-  };
-  const ensureGraph = async (graphId: string) => {
-    if (ensured.has(graphId)) return;
-    if ((await zep.getGraph(graphId)) === null) await zep.createGraph(graphId);
-    ensured.add(graphId);
-  };
+  const serial = <T>(scope: MemoryScope, run: () => Promise<T>) => serializeByKey(locks, formatScope(scope), run);
+  const episodesOf = graphs.episodesOf;
+  const ensureGraph = graphs.ensure;
 
   return {
     async put(scope, entry) {
@@ -143,18 +122,7 @@ export function createZepMemoryStore(zep: ZepCalls, { prefix, lastn, now }: Sett
       });
     },
 
-    async scopes() {
-      const found: MemoryScope[] = [];
-      for (let page = 1; ; page += 1) {
-        const listed = await zep.listGraphs(page, 100);
-        for (const graph of listed.graphs ?? []) {
-          const scope = graph.graphId === undefined ? undefined : scopeOfGraphId(prefix, graph.graphId);
-          if (scope !== undefined) found.push(scope);
-        }
-        if ((listed.graphs ?? []).length < 100) break;
-      }
-      return found.sort((a, b) => formatScope(a).localeCompare(formatScope(b)));
-    },
+    scopes: graphs.scopes,
 
     async close() {},
   };
