@@ -23,6 +23,15 @@ export async function openMemoryStoreUrl(url: MemoryStoreUrl): Promise<OpenedMem
     const store = await openRedisMemoryStore({ url: url.url });
     return { store, scopes: () => store.scopes(), close: () => store.close() };
   }
+  if (url.kind === 'zep') {
+    const { openZepMemoryStore } = await import('../memory/stores/zep/zep-memory-store.ts');
+    const store = await openZepMemoryStore({
+      apiKey: process.env.ZEP_API_KEY ?? '',
+      baseUrl: url.baseUrl,
+      ...(url.graphPrefix === undefined ? {} : { graphPrefix: url.graphPrefix }),
+    });
+    return { store, scopes: () => store.scopes(), close: () => store.close() };
+  }
   const { openSqliteMemoryStore } = await import('../memory/stores/sqlite/sqlite-memory-store.ts');
   const store = openSqliteMemoryStore({ path: url.path });
   return { store, scopes: () => store.scopes(), close: () => store.close() };

@@ -34,7 +34,7 @@ export const operatorConfigSchema = z
     offline: z.boolean().optional(),
     /** Tools whose every call needs approval, in every run. @default [] */
     require_tools: z.array(z.string().min(1)).optional(),
-    /** Memory that outlives a run: the store (`sqlite:<path>`, relative to this file, `postgres://…` or `redis://…`) and the shared channels. */
+    /** Memory that outlives a run: the store (`sqlite:<path>`, relative to this file, `postgres://…`, `redis://…` or `zep://…`) and the shared channels. */
     memory: z
       .object({
         store: z.string().min(1),
@@ -76,7 +76,7 @@ export type OperatorFlags = {
   policy?: OperatorPolicyName;
   sandbox?: 'bwrap' | 'none';
   allowHost?: string[];
-  /** A memory store (`sqlite:<path>`, relative to the working folder, `postgres://…` or `redis://…`), over the config file's `memory.store`. */
+  /** A memory store (`sqlite:<path>`, relative to the working folder, `postgres://…`, `redis://…` or `zep://…`), over the config file's `memory.store`. */
   memory?: string;
 };
 

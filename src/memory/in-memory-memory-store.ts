@@ -1,10 +1,9 @@
-import { wordsOf } from './entry-text.ts';
 import { formatScope, type MemoryStore, type StoredMemoryEntry } from './memory-store.ts';
 import {
   checkEntry,
   checkQuery,
   checkScope,
-  indexedText,
+  keywordScore,
   passesFilters,
   queryWords,
   type RankedEntry,
@@ -61,7 +60,7 @@ export function createInMemoryMemoryStore({ now = Date.now, generateId }: InMemo
       for (const key of keys) {
         for (const entry of scopes.get(key)?.values() ?? []) {
           if (!passesFilters(entry, query, time)) continue;
-          const score = scoreEntry(entry, words);
+          const score = keywordScore(entry, words);
           if (words.size > 0 && score === 0) continue;
           ranked.push({ entry, score });
         }
@@ -74,14 +73,4 @@ export function createInMemoryMemoryStore({ now = Date.now, generateId }: InMemo
       return scopes.get(formatScope(scope))?.delete(id) ?? false;
     },
   };
-}
-
-function scoreEntry(entry: StoredMemoryEntry, words: Set<string>): number {
-  if (words.size === 0) return 0;
-  const { labels, body } = indexedText(entry);
-  const labelWords = wordsOf(labels);
-  const bodyWords = wordsOf(body);
-  let score = 0;
-  for (const word of words) score += labelWords.has(word) ? 2 : bodyWords.has(word) ? 1 : 0;
-  return score;
 }

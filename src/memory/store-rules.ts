@@ -178,3 +178,17 @@ export function indexSafe(text: string): string {
 export function columnValue(text: string): string {
   return JSON.stringify(text);
 }
+
+/**
+ * Keyword relevance, as the in-memory and Zep stores rank: each distinct query word found in the entry's title, key
+ * or tags scores 2, one found only in its text scores 1; 0 for a query without words.
+ */
+export function keywordScore(entry: MemoryEntry, words: ReadonlySet<string>): number {
+  if (words.size === 0) return 0;
+  const { labels, body } = indexedText(entry);
+  const labelWords = wordsOf(labels);
+  const bodyWords = wordsOf(body);
+  let score = 0;
+  for (const word of words) score += labelWords.has(word) ? 2 : bodyWords.has(word) ? 1 : 0;
+  return score;
+}

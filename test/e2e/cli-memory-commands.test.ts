@@ -7,17 +7,22 @@ import { describe, expect, it } from 'vitest';
 import { openPostgresMemoryStore } from '../../src/memory/stores/postgres/postgres-memory-store.ts';
 import { openSqliteMemoryStore } from '../../src/memory/stores/sqlite/sqlite-memory-store.ts';
 import { openRedisMemoryStore } from '../../src/memory/stores/redis/redis-memory-store.ts';
+import { openZepMemoryStore } from '../../src/memory/stores/zep/zep-memory-store.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { findRedisServer, startRedis } from '../support/redis.ts';
+import { startZepFake } from '../support/zep-fake.ts';
 
 const agency = new URL('../../bin/agency.js', import.meta.url).pathname;
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [agency, ...args],
-      { env: { ...process.env, AGENCY_CONFIG: '' } },
+      { env: { ...process.env, AGENCY_CONFIG: '', ...env } },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : Number((error as { code?: number }).code), stdout, stderr }),
     );
@@ -62,6 +67,36 @@ describe('agency memory on PostgreSQL', () => {
       await server.stop();
     }
   }, 120_000);
+});
+
+describe('agency memory on Zep (a local fake of the Zep API)', () => {
+  it('lists, searches and removes entries of a zep+http:// store, the key from ZEP_API_KEY', async () => {
+    const fake = await startZepFake();
+    try {
+      const store = await openZepMemoryStore({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, graphPrefix: 'cli' });
+      await store.put({ kind: 'user', id: 'u1' }, { id: 'z1', kind: 'fact', text: 'Prefers tea over coffee.' });
+      await store.put({ kind: 'org', id: 'acme' }, { id: 'z2', kind: 'constraint', text: 'Cite sources.' });
+      const url = `${fake.baseUrl.replace('http://', 'zep+http://')}?prefix=cli`;
+      const env = { ZEP_API_KEY: fake.apiKey };
+      const listed = await cli(['memory', 'ls', '--store', url, '--json'], env);
+      expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((e) => e.id).sort()).toEqual(['z1', 'z2']);
+      const found = await cli(['memory', 'search', 'coffee', '--store', url, '--json'], env);
+      expect((JSON.parse(found.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual(['z1']);
+      expect((await cli(['memory', 'rm', 'org:acme', 'z2', '--store', url], env)).code).toBe(0);
+      expect((await cli(['memory', 'ls', '--store', url, '--scope', 'org:acme'], env)).stdout).toBe(
+        'No entries in 1 scope(s).\n',
+      );
+      const noKey = await cli(['memory', 'ls', '--store', url], { ZEP_API_KEY: '' });
+      expect(noKey.code).not.toBe(0);
+      expect(noKey.stderr).toContain('set ZEP_API_KEY');
+      const wrongKey = await cli(['memory', 'ls', '--store', url], { ZEP_API_KEY: 'zep_wrong_key_0123456789abcdef' });
+      expect(wrongKey.stderr).toContain('refused the API key (401)');
+      expect(wrongKey.stderr).not.toContain('zep_wrong_key');
+      expect(fake.violations).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
 });
 
 describe.skipIf('missing' in findRedisServer())('agency memory on Redis', () => {
@@ -128,7 +163,8 @@ describe('agency memory', () => {
     const { dir, file } = await seededStore();
     const zep = await cli(['memory', 'ls', '--store', 'zep://admin:s3cret@cache.example:6379']);
     expect(zep.code).toBe(2);
-    expect(zep.stderr).toContain('--store: "zep://***@cache.example:6379" zep memory stores cannot be named');
+    expect(zep.stderr).toContain('--store: "zep://***@cache.example:6379" holds credentials;');
+    expect(zep.stderr).toContain('the API key goes in ZEP_API_KEY');
     expect(zep.stderr).not.toContain('s3cret');
     const redisDown = await cli(['memory', 'ls', '--store', 'redis://admin:s3cret@127.0.0.1:9']);
     expect(redisDown.code).toBe(1);

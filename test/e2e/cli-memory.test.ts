@@ -124,7 +124,7 @@ describe('agency run with a SQLite memory', () => {
       /--memory: "mysql:\/\/\*\*\*@db\/x" is not a memory store/,
     );
     await expect(run(root, model, { memory: 'zep://u:hunter2@cache:6379', config })).rejects.toThrow(
-      /--memory: "zep:\/\/\*\*\*@cache:6379" zep memory stores cannot be named/,
+      /--memory: "zep:\/\/\*\*\*@cache:6379" holds credentials; .* the API key goes in ZEP_API_KEY/,
     );
     await expect(run(root, model, { memory: 'sqlite:', config })).rejects.toThrow(/names no file/);
     const bad = await workDir({ memory: { store: 'ftp://x', agent: '' } });

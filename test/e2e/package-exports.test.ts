@@ -225,6 +225,7 @@ const ENTRIES: Record<string, string[]> = {
   'agency/memory/postgres': ['MIGRATIONS', 'SCHEMA_VERSION', 'openPostgresMemoryStore'],
   'agency/memory/redis': ['openRedisMemoryStore'],
   'agency/memory/sqlite': ['MIGRATIONS', 'SCHEMA_VERSION', 'openSqliteMemoryStore'],
+  'agency/memory/zep': ['ZEP_EPISODE_DATA_LIMIT', 'openZepMemoryStore'],
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
   'agency/obs': ['createLogger', 'redactingStream', 'rollingFile'],
   'agency/credentials': ['callback', 'createCredentialBroker', 'env', 'file'],

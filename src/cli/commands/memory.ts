@@ -8,7 +8,7 @@ import type { Output } from '../render.ts';
 
 /** Options of `agency memory ls` and `agency memory search`. */
 export type MemoryListOptions = {
-  /** The store, `sqlite:<path>`, `postgres://…` or `redis://…`; else the operator config's `memory.store`. */
+  /** The store, `sqlite:<path>`, `postgres://…`, `redis://…` or `zep://…`; else the operator config's `memory.store`. */
   store?: string;
   config?: string;
   /** `kind:id` scopes to look in; every scope of the store when none. */

@@ -18,7 +18,7 @@ function addStoreOptions(command: Command): Command {
   return command
     .option(
       '--store <store>',
-      'the memory store: sqlite:<path>, postgres://… or redis://… (default: "memory.store" of the config file)',
+      'the memory store: sqlite:<path>, postgres://…, redis://… or zep://… (default: "memory.store" of the config file)',
     )
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .option('--json', 'print JSON');

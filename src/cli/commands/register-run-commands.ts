@@ -95,7 +95,7 @@ function addRunOptions(command: Command): Command {
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
     .option(
       '--memory <store>',
-      'memory that outlives the run: sqlite:<path>, postgres://… or redis://… (over "memory.store" of the config file)',
+      'memory that outlives the run: sqlite:<path>, postgres://…, redis://… or zep://… (over "memory.store" of the config file)',
     )
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .addOption(

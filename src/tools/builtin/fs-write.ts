@@ -1,3 +1,4 @@
+import { serializeByKey } from '../../core/serialize-by-key.ts';
 import { constants } from 'node:fs';
 import { z } from 'zod';
 import { errnoCode } from '../../core/errno.ts';
@@ -81,7 +82,7 @@ export function createFsWriteTool({
         return { path: displayPath(resolved), mode, bytes: data.byteLength, sha256: sha256Hex(data) };
       }
       const target = await resolveInScope(roots, path, 'create');
-      return { ...(await serialize(appending, target.path, () => append(roots, path, data, limits))), mode };
+      return { ...(await serializeByKey(appending, target.path, () => append(roots, path, data, limits))), mode };
     },
   });
 }
@@ -114,19 +115,6 @@ async function append(roots: readonly PathRoot[], path: string, data: Uint8Array
   const whole = Buffer.concat([before, data]);
   const resolved = await writeFileAtomicInScope(roots, path, whole, limits);
   return { path: displayPath(resolved), bytes: whole.byteLength, sha256: sha256Hex(whole) };
-}
-
-// Appends read, extend and replace the file; two at once on the same file would lose one of them.
-async function serialize<T>(locks: Map<string, Promise<unknown>>, key: string, run: () => Promise<T>): Promise<T> {
-  const previous = locks.get(key) ?? Promise.resolve();
-  const current = previous.then(run, run);
-  const settled = current.catch(() => undefined);
-  locks.set(key, settled);
-  try {
-    return await current;
-  } finally {
-    if (locks.get(key) === settled) locks.delete(key);
-  }
 }
 
 function decodeContent(content: string, encoding: 'utf8' | 'base64'): Buffer {
