@@ -22,7 +22,9 @@ export function recordEmbeddingModel(
   const file = resolve(path);
   const redactor = options.redactor ?? defaultRedactor;
   let nextIndex = options.append ? countCalls(file) : 0;
-  let write: ReturnType<typeof cassetteWriter> | undefined;
+  // The header records the limit of texts per call, which a model may only know asynchronously. The writer is made
+  // once, before any call waits, so calls made in parallel share it and the header is written once.
+  let writer: Promise<ReturnType<typeof cassetteWriter>> | undefined;
   return {
     specificationVersion: 'v4',
     provider: model.provider,
@@ -37,13 +39,15 @@ export function recordEmbeddingModel(
         mode: 'embed' as const,
         digest: requestDigest(request),
       };
-      // The header records the limit of texts per call, which a model may only know asynchronously.
-      write ??= cassetteWriter(
-        file,
-        { provider: model.provider, modelId: model.modelId, maxEmbeddingsPerCall: await limitOf(model) },
-        options,
-        redactor,
+      writer ??= limitOf(model).then((maxEmbeddingsPerCall) =>
+        cassetteWriter(
+          file,
+          { provider: model.provider, modelId: model.modelId, maxEmbeddingsPerCall },
+          options,
+          redactor,
+        ),
       );
+      const write = await writer;
       try {
         const result = await model.doEmbed(callOptions);
         const response = result.response && {
