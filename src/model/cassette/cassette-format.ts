@@ -1,4 +1,4 @@
-import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { EmbeddingModelV4CallOptions, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { canonicalDigest } from '../../core/canonical-json.ts';
 import { encodeJson } from '../../core/json-codec.ts';
@@ -14,14 +14,19 @@ export const cassetteHeaderSchema = z.object({
   provider: z.string().min(1),
   modelId: z.string().min(1),
   createdAt: z.string(),
+  /** An embedding model's limit of texts per call, so a replay splits a batch as the recording did. */
+  maxEmbeddingsPerCall: z.number().int().positive().optional(),
 });
 
-/** Every later line: one model call. `response`, `stream` and `error` hold JSON-codec encoded values. */
+/**
+ * Every later line: one model call. `response`, `stream` and `error` hold JSON-codec encoded values. An `embed` call
+ * comes from an embedding model (`recordEmbeddingModel`); its `response` holds the vectors.
+ */
 export const cassetteCallSchema = z
   .object({
     type: z.literal('call'),
     index: z.number().int().nonnegative(),
-    mode: z.enum(['generate', 'stream']),
+    mode: z.enum(['generate', 'stream', 'embed']),
     digest: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 hex digest'),
     request: z.record(z.string(), z.unknown()),
     /** The prompt templates (`id@version`) the call was built from, when it named them; not part of the digest. */
@@ -48,7 +53,9 @@ const TRANSPORT_KEYS = new Set(['abortSignal', 'headers', 'includeRawChunks']);
  * names (`providerOptions.agency`) are left out too: they are recorded beside the request (see `promptRefsOf`), so a
  * cassette recorded before they were named still matches.
  */
-export function normalizeRequest(options: LanguageModelV4CallOptions): Record<string, unknown> {
+export function normalizeRequest(
+  options: LanguageModelV4CallOptions | EmbeddingModelV4CallOptions,
+): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(options)) {
     const value = key === 'providerOptions' ? withoutPromptRefs(raw) : raw;

@@ -28,7 +28,9 @@ export function readCassette(file: string, readFile: (path: string, encoding: 'u
     );
   }
   const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
+  // A file not ending in a newline was cut off while its last line was written (the recording process stopped).
+  const torn = lines.at(-1) !== '';
+  if (!torn) lines.pop();
   if (lines.length === 0) corrupt(file, 1, 'the file is empty; line 1 must be the cassette header');
 
   const header = cassetteHeaderSchema.safeParse(parseLine(file, 1, lines[0] as string));
@@ -39,7 +41,7 @@ export function readCassette(file: string, readFile: (path: string, encoding: 'u
   for (let i = 1; i < lines.length; i++) {
     const raw = lines[i] as string;
     if (raw.trim() === '') continue;
-    const parsed = cassetteCallSchema.safeParse(parseLine(file, i + 1, raw));
+    const parsed = cassetteCallSchema.safeParse(parseLine(file, i + 1, raw, torn && i === lines.length - 1));
     if (!parsed.success) corrupt(file, i + 1, issuesOf(parsed.error));
     calls.push({ call: parsed.data, line: i + 1 });
   }
@@ -52,11 +54,14 @@ export function readCassette(file: string, readFile: (path: string, encoding: 'u
   return { header: header.data, calls };
 }
 
-function parseLine(file: string, line: number, raw: string): unknown {
+function parseLine(file: string, line: number, raw: string, last = false): unknown {
   try {
     return JSON.parse(raw);
   } catch (cause) {
-    return corrupt(file, line, `invalid JSON (${(cause as Error).message})`);
+    const cut = last
+      ? `; the last line is cut short (the recording stopped while writing it): record the cassette again, or delete line ${line} to keep the calls before it`
+      : '';
+    return corrupt(file, line, `invalid JSON (${(cause as Error).message})${cut}`);
   }
 }
 

@@ -1,17 +1,11 @@
 import { promptRefsOf } from '../prompt-refs.ts';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { encodeJson } from '../../core/json-codec.ts';
 import { modelEndpoint, setModelEndpoint } from '../../core/model-prices.ts';
 import { defaultRedactor, type Redactor } from '../../core/redact.ts';
-import {
-  CASSETTE_FORMAT,
-  type CassetteCall,
-  type CassetteHeader,
-  normalizeRequest,
-  requestDigest,
-} from './cassette-format.ts';
+import { type CassetteCall, normalizeRequest, requestDigest } from './cassette-format.ts';
+import { cassetteWriter, countCalls, keepHeaders, withoutBody } from './cassette-writer.ts';
 
 /** Options for {@link recordModel}. */
 export type RecordModelOptions = {
@@ -26,10 +20,6 @@ export type RecordModelOptions = {
    */
   redactor?: Redactor;
 };
-
-// Response headers that help debugging and cannot carry credentials.
-const KEPT_HEADERS =
-  /^(content-type|request-id|x-request-id|openai-processing-ms|openai-version|anthropic-[a-z-]+|retry-after(-ms)?|x-ratelimit-[a-z-]+)$/i;
 
 /**
  * Wraps any model so that each call is appended to a JSONL cassette at `path`: the request, its digest, and the
@@ -109,31 +99,6 @@ export function recordModel(model: LanguageModelV4, path: string, options: Recor
   return recording;
 }
 
-// Appends calls to the cassette at `file`, writing its header first unless the cassette is being appended to.
-function cassetteWriter(
-  file: string,
-  model: LanguageModelV4,
-  options: RecordModelOptions,
-  redactor: Redactor,
-): (call: CassetteCall) => void {
-  let started = Boolean(options.append) && existsSync(file);
-  return (call) => {
-    if (!started) {
-      mkdirSync(dirname(file), { recursive: true });
-      const header: CassetteHeader = {
-        type: 'header',
-        format: CASSETTE_FORMAT,
-        provider: model.provider,
-        modelId: model.modelId,
-        createdAt: new Date((options.now ?? Date.now)()).toISOString(),
-      };
-      writeFileSync(file, `${JSON.stringify(header)}\n`);
-      started = true;
-    }
-    appendFileSync(file, `${JSON.stringify(redactor.redact(call))}\n`);
-  };
-}
-
 type DeltaPart = Extract<LanguageModelV4StreamPart, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
 const DELTA_TYPES = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta']);
 
@@ -184,21 +149,4 @@ function withCancelHook(
       await reader.cancel(reason);
     },
   });
-}
-
-function withoutBody<T extends { body?: unknown }>(response: T): Omit<T, 'body'> {
-  const { body: _body, ...rest } = response;
-  return rest;
-}
-
-function keepHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (!headers) return undefined;
-  return Object.fromEntries(Object.entries(headers).filter(([key]) => KEPT_HEADERS.test(key)));
-}
-
-function countCalls(file: string): number {
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('"type":"call"')).length;
 }

@@ -5,6 +5,7 @@ import { embeddedText, embeddingSettings, embedTexts, type MemoryEmbedding } fro
 import { compareText } from '../../entry-text.ts';
 import { formatScope, type MemoryScope, type MemoryStore, parseScope } from '../../memory-store.ts';
 import { checkEntry, checkScope, columnValue } from '../../store-rules.ts';
+import { enablePgvector, type VectorSearch } from './pgvector.ts';
 import { createPostgresSearch } from './postgres-search.ts';
 import { putEntry } from './postgres-write.ts';
 import { migrate, tablesOf } from './schema.ts';
@@ -31,6 +32,8 @@ export type PostgresMemoryStoreOptions = {
 export type PostgresMemoryStore = MemoryStore & {
   /** Every scope that holds an entry (expired ones included), sorted. */
   scopes(): Promise<MemoryScope[]>;
+  /** With an embedding model, how vectors are searched: `pgvector` when the server has it, else `in-process`. */
+  readonly vectorSearch: VectorSearch | undefined;
   /** Ends the pool the store made (not one it was given). Safe to call twice. */
   close(): Promise<void>;
 };
@@ -38,8 +41,9 @@ export type PostgresMemoryStore = MemoryStore & {
 /**
  * A {@link MemoryStore} in PostgreSQL (`pg`): full-text search with a `tsvector` per entry (GIN-indexed) ranked by
  * `ts_rank`, tag filters on a GIN-indexed array, each put one transaction holding an advisory lock on its scope (so
- * racing puts of one key leave one entry), and optional vectors as `float4[]` searched by brute-force cosine in
- * process. The schema is versioned and migrated on open.
+ * racing puts of one key leave one entry), and optional vectors: searched by pgvector's `<=>` when the server has the
+ * `vector` extension, else kept as `float4[]` and searched by brute-force cosine in process. The schema is versioned
+ * and migrated on open.
  *
  * @throws AgencyError `memory_store_unavailable` when the server cannot be reached, `memory_store_invalid` when the
  *   schema is newer than this agency knows.
@@ -57,16 +61,17 @@ export async function openPostgresMemoryStore(options: PostgresMemoryStoreOption
   const embedding = embeddingSettings(options.embedding);
   const nextId = options.generateId ?? (() => newId('mem'));
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 4 });
-  await connect(pool, schema, options.pool === undefined);
   const tables = tablesOf(schema);
-  const search = createPostgresSearch(pool, { candidateCap, embedding, now, tables });
+  const vectorSearch = await connect(pool, schema, options.pool === undefined, embedding !== undefined);
+  const pgvector = vectorSearch === 'pgvector';
+  const search = createPostgresSearch(pool, { candidateCap, embedding, now, tables, pgvector });
 
   return {
     async put(scope, entry) {
       checkScope(scope);
       checkEntry(entry);
       const [vector] = embedding === undefined ? [] : await embedTexts(embedding, [embeddedText(entry)]);
-      return putEntry(pool, tables, { scope, entry, nextId, now, vector, model: embedding?.name });
+      return putEntry(pool, tables, { scope, entry, nextId, now, vector, model: embedding?.name, pgvector });
     },
     query: (scopes, query) => search.query(scopes, query),
     async delete(scope, id) {
@@ -85,13 +90,19 @@ export async function openPostgresMemoryStore(options: PostgresMemoryStoreOption
         .sort(compareText)
         .map(parseScope);
     },
+    vectorSearch,
     async close() {
       if (options.pool === undefined && !pool.ended) await pool.end();
     },
   };
 }
 
-async function connect(pool: pg.Pool, schema: string, owned: boolean): Promise<void> {
+async function connect(
+  pool: pg.Pool,
+  schema: string,
+  owned: boolean,
+  vectors: boolean,
+): Promise<VectorSearch | undefined> {
   // An idle connection the server closes (a restart, an idle timeout) is dropped by the pool; the next query opens
   // another, so the pool's error event needs no more than a listener.
   if (owned) pool.on('error', () => undefined);
@@ -104,6 +115,7 @@ async function connect(pool: pg.Pool, schema: string, owned: boolean): Promise<v
     });
     try {
       await migrate(client, schema, `PostgreSQL memory store (schema ${schema})`);
+      return vectors ? await enablePgvector(client, schema, tablesOf(schema)) : undefined;
     } finally {
       client.release();
     }

@@ -11,6 +11,7 @@ import {
   scopeKeysOf,
 } from '../../store-rules.ts';
 import { createVectorIndex } from '../../vector-index.ts';
+import { pgvectorSearch } from './pgvector.ts';
 import type { PostgresTables } from './schema.ts';
 import { tsqueryOf } from './ts-vector.ts';
 
@@ -25,13 +26,36 @@ const PAGE = 500;
  * Queries the PostgreSQL store: text as a `tsquery` of the query's words joined by `|` (built by agency, never
  * parsed from user text), the newest `candidateCap` matches ranked by `ts_rank`; with an embedding model, the most
  * similar vectors of the wanted scopes join the candidates, scored as in the SQLite store (rank plus similarity).
+ * Vectors are found by pgvector in the server when `pgvector` is set, else by a brute-force index kept in process.
  */
 export function createPostgresSearch(
   pool: pg.Pool,
-  deps: { candidateCap: number; embedding: EmbeddingSettings | undefined; now: () => number; tables: PostgresTables },
+  deps: {
+    candidateCap: number;
+    embedding: EmbeddingSettings | undefined;
+    now: () => number;
+    tables: PostgresTables;
+    pgvector: boolean;
+  },
 ) {
   const { tables } = deps;
-  const vectors = deps.embedding === undefined ? undefined : createVectorSync(pool, tables, deps.embedding.name);
+  const vectors =
+    deps.embedding === undefined || deps.pgvector ? undefined : createVectorSync(pool, tables, deps.embedding.name);
+
+  const similarRows = async (query: MemoryQuery, keys: string[], settings: EmbeddingSettings) => {
+    const limit = vectorCandidateLimit(query.topK, deps.candidateCap);
+    await vectors?.refresh();
+    const [queryVector] = (await embedTexts(settings, [query.text as string])) as [Float32Array];
+    if (vectors !== undefined) return vectors.search(queryVector, keys, limit, settings.minSimilarity);
+    const { name: model, minSimilarity } = settings;
+    return pgvectorSearch(pool, tables, {
+      query: queryVector,
+      model,
+      scopes: keys.map(columnValue),
+      limit,
+      minSimilarity,
+    });
+  };
 
   const textCandidates = async (words: string[], filters: Filters): Promise<Map<string, Ranked>> => {
     const n = filters.params.length;
@@ -44,13 +68,11 @@ export function createPostgresSearch(
   };
 
   const vectorCandidates = async (query: MemoryQuery, keys: string[], filters: Filters, found: Map<string, Ranked>) => {
-    if (vectors === undefined || deps.embedding === undefined) return;
-    const limit = vectorCandidateLimit(query.topK, deps.candidateCap);
-    await vectors.refresh();
-    const [queryVector] = await embedTexts(deps.embedding, [query.text as string]);
-    const hits = vectors.search(queryVector as Float32Array, keys, limit, deps.embedding.minSimilarity);
+    if (deps.embedding === undefined) return;
+    const hits = await similarRows(query, keys, deps.embedding);
     if (hits.length === 0) return;
-    const similarity = new Map(hits.map((hit) => [String(hit.rowId), hit.similarity]));
+    // To four decimals: pgvector (double) and the in-process index (float32) then score alike, and rank alike.
+    const similarity = new Map(hits.map((hit) => [String(hit.rowId), Math.round(hit.similarity * 1e4) / 1e4]));
     const n = filters.params.length;
     const { rows } = await pool.query<Row>(
       `SELECT ${ROW_COLUMNS} FROM ${tables.entries} WHERE rid = ANY($${n + 1}::bigint[]) AND ${filters.where}`,

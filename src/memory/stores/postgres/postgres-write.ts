@@ -13,6 +13,8 @@ export type PutInput = {
   now: () => number;
   vector: Float32Array | undefined;
   model: string | undefined;
+  /** Whether the table has pgvector's `vec_pg` column, which gets the vector too. */
+  pgvector: boolean;
 };
 
 /**
@@ -42,7 +44,7 @@ export async function putEntry(pool: pg.Pool, tables: PostgresTables, input: Put
       entry.key === undefined ? null : columnValue(entry.key),
     ]);
     const stored = storedEntryOf(input.scope, entry, id, input.now);
-    await client.query(insertSql(tables), rowOf(scopeKey, stored, input));
+    await client.query(insertSql(tables, input.pgvector), rowOf(scopeKey, stored, input));
     await client.query('COMMIT');
     return stored;
   } catch (error) {
@@ -53,11 +55,12 @@ export async function putEntry(pool: pg.Pool, tables: PostgresTables, input: Put
   }
 }
 
-function insertSql(tables: PostgresTables): string {
+function insertSql(tables: PostgresTables, pgvector: boolean): string {
   return (
     `INSERT INTO ${tables.entries} (scope, id, key, kind, tags, created_ms, expires_ms, tokens, tsv, doc, ` +
-    'vec_model, vec_seq, vec) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector, $10, $11, ' +
-    `CASE WHEN $12::float4[] IS NULL THEN NULL ELSE nextval('${tables.vecSeq}') END, $12)`
+    `vec_model, vec_seq, vec${pgvector ? ', vec_pg' : ''}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector, ` +
+    `$10, $11, CASE WHEN $12::float4[] IS NULL THEN NULL ELSE nextval('${tables.vecSeq}') END, $12` +
+    `${pgvector ? ', $12::float4[]::vector' : ''})`
   );
 }
 

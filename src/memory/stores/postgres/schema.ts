@@ -11,6 +11,8 @@ import { AgencyError } from '../../../core/errors.ts';
  *   `kind` and `tags` hold JSON strings of their values for the same reason. `tsv` is built by agency from the
  *   entry's words (labels at weight A, text at weight B), so matching does not depend on the server's locale.
  * - `vec`: the entry's unit vector as float4[], with the model that made it and a `seq` that grows with every write.
+ *   Where the server has pgvector, the store adds `vec_pg vector` on open (see `enablePgvector`), outside these
+ *   versions, since it depends on the server and not on the agency.
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE agency_memory_entries (

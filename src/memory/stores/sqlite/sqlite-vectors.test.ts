@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { EmbeddingModelV4 } from '@ai-sdk/provider';
 import { afterAll, describe, expect, it } from 'vitest';
 import { meaningModel } from '../__fixtures__/meaning-model.ts';
+import { recordEmbeddingModel, replayEmbeddingModel } from '../../../testing/index.ts';
 import { createDotKernel, createJsDotKernel } from '../../vector-dots.ts';
 import { openSqliteMemoryStore } from './sqlite-memory-store.ts';
 
@@ -33,6 +34,26 @@ describe('SQLite memory vectors', () => {
     expect((await again.query([agent], { topK: 5, text: 'kitten' })).map((e) => e.id)).toEqual(['late']);
     again.close();
     writer.close();
+  });
+
+  it('runs offline from an embedding cassette, finding what the recorded model found', async () => {
+    const cassette = join(dir, 'meanings.jsonl');
+    const search = async (name: string, model: EmbeddingModelV4) => {
+      const store = openSqliteMemoryStore({ path: join(dir, name), embedding: { model, minSimilarity: 0.3 } });
+      await store.put(agent, { id: 'car', kind: 'fact', text: 'I drive a car to work' });
+      await store.put(agent, { id: 'cat', kind: 'fact', text: 'The kitten sleeps all day' });
+      const found = [
+        (await store.query([agent], { topK: 5, text: 'automobile' })).map((e) => e.id),
+        (await store.query([agent], { topK: 5, text: 'feline' })).map((e) => e.id),
+      ];
+      store.close();
+      return found;
+    };
+    const recorded = await search('recorded.db', recordEmbeddingModel(meaningModel(), cassette));
+    expect(recorded).toEqual([['car'], ['cat']]);
+    const replay = replayEmbeddingModel(cassette);
+    expect(await search('replayed.db', replay)).toEqual(recorded);
+    expect(replay.served).toBe(4);
   });
 
   it('refuses an embedding that is not an AI SDK embedding model, or a bad minSimilarity', () => {
