@@ -128,5 +128,6 @@ describe('agency serve, the process', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-  }, 60_000);
+    // Three starts of agency serve and a run: seconds alone, far longer beside the whole suite on two cores.
+  }, 180_000);
 });

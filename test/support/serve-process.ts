@@ -54,7 +54,10 @@ export async function startServeProcess(
       }),
     async kill(signal) {
       child.kill(signal);
-      const code = await exited;
+      // A server that does not stop is a failure that names itself, not a test left hanging.
+      const late = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const code = await exited.finally(() => clearTimeout(late));
+      if (code === null && signal !== 'SIGKILL') throw new Error(`agency serve did not stop on ${signal}:\n${output}`);
       // Its last lines may still be in the pipe when it exits (a child it started may hold the pipe open, so 'close'
       // is not awaited): read what is left, for a moment.
       if (!child.stdout.readableEnded)

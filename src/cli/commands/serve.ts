@@ -9,6 +9,9 @@ import type { Output } from '../render.ts';
 import { openOperatorService, type ServiceCommandOptions } from './operator-service.ts';
 import { describeFleet, type ServeFleetFlags, serveFleet } from './serve-fleet.ts';
 
+/** How long `agency serve` waits for its runs and connections to stop before it exits anyway. */
+const STOP_DEADLINE_MS = 10_000;
+
 /** Options of `agency serve`. */
 export type ServeCommandOptions = {
   root?: string;
@@ -76,6 +79,12 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
     process.once('SIGTERM', stop);
   });
   out.write('Stopping: runs stop at their next boundary and resume on the next start…\n');
+  // A stop has a deadline: whatever still holds the process after it (a run that does not reach its boundary, an open
+  // connection) is left to the journal, from which the next start resumes the run.
+  setTimeout(() => {
+    out.write(`Stopped waiting after ${STOP_DEADLINE_MS / 1000} s; unfinished runs resume on the next start.\n`);
+    process.exit(0);
+  }, STOP_DEADLINE_MS).unref();
   await mcp?.close();
   await server.close();
   return 0;
