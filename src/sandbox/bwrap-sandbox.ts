@@ -1,6 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { findOnPath, isExecutableFile } from '../core/find-on-path.ts';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { type BwrapHost, bwrapArgs } from './bwrap-args.ts';
 import { detectProcMasks, type ProcMask, withProcFloor } from './proc-masks.ts';
@@ -124,19 +124,5 @@ function locateExecutable(name: string, searchPath: string, field: string): stri
     }
     return isExecutableFile(name) ? name : undefined;
   }
-  for (const dir of searchPath.split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return findOnPath(name, searchPath);
 }

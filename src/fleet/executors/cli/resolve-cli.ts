@@ -1,5 +1,6 @@
-import { accessSync, closeSync, constants, existsSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
+import { findOnPath, isExecutableFile } from '../../../core/find-on-path.ts';
+import { closeSync, existsSync, openSync, readSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { AgencyError } from '../../../core/errors.ts';
 import { isWithin } from '../../../sandbox/sandbox-paths.ts';
 
@@ -72,21 +73,7 @@ function checkExecutable(path: string, envVar: string): string {
 }
 
 function lookUp(name: string, searchPath: string): string | undefined {
-  for (const dir of searchPath.split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return findOnPath(name, searchPath);
 }
 
 // An npm package's directory when the file lies in one under node_modules (its native parts and resources sit
