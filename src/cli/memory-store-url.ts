@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
+import { printableUrl } from '../core/printable-url.ts';
 
 /** A memory store named on the command line or in the operator config. */
 export type MemoryStoreUrl =
@@ -22,7 +23,7 @@ const FORMS = 'sqlite:<path>, postgres://<user>@<host>/<database>, redis://<host
  * parseMemoryStoreUrl('sqlite:./memory.db', '--memory', process.cwd()); // { kind: 'sqlite', path: '/…/memory.db' }
  */
 export function parseMemoryStoreUrl(text: string, where: string, base: string): MemoryStoreUrl {
-  const shown = redactStoreUrl(text);
+  const shown = printableUrl(text);
   if (typeof text !== 'string' || text.trim() === '') {
     throw new AgencyError('invalid_config', `${where}: the memory store is empty; use ${FORMS}`);
   }
@@ -72,13 +73,4 @@ function parseZepUrl(text: string, where: string, shown: string): MemoryStoreUrl
     baseUrl: `${scheme}://${url.host}${path}`,
     ...(prefix === null ? {} : { graphPrefix: prefix }),
   };
-}
-
-/** A store's name fit to print: the password (and user) of a URL are replaced by `***`, and it is cut at 200. */
-export function redactStoreUrl(text: unknown): string {
-  if (typeof text !== 'string') return String(text);
-  const hidden = text
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@')
-    .replace(/([?&](?:password|pass|pwd|token|secret)=)[^&#]*/gi, '$1***');
-  return hidden.length > 200 ? `${hidden.slice(0, 199)}…` : hidden;
 }

@@ -104,11 +104,12 @@ describe.skipIf('missing' in found)('the Redis memory store', () => {
     await Promise.all([store.close(), other.close()]);
   });
 
-  it('fails with the URL, its password hidden, when the server is unreachable or killed mid-write', async () => {
+  it('fails with the URL, its user and password hidden, when the server is unreachable or killed mid-write', async () => {
     const unreachable = await failureOf(openRedisMemoryStore({ url: 'redis://someone:hunter2@127.0.0.1:9' }));
     expect(unreachable.code).toBe('memory_store_unavailable');
-    expect(unreachable.message).toContain('Redis memory store at redis://someone:***@127.0.0.1:9');
+    expect(unreachable.message).toContain('Redis memory store at redis://***@127.0.0.1:9');
     expect(unreachable.message).not.toContain('hunter2');
+    expect(unreachable.message).not.toContain('someone');
     const doomed = await startRedis({ password: 'hunter2' });
     try {
       const store = await openRedisMemoryStore({ url: doomed.url, prefix: 'doomed' });
@@ -123,7 +124,7 @@ describe.skipIf('missing' in found)('the Redis memory store', () => {
       const after = await failureOf(store.query([agent], { topK: 1 }));
       for (const failure of [...failures, after]) {
         expect(failure.code).toBe('memory_store_unavailable');
-        expect(failure.message).toMatch(/^Redis memory store at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: /);
+        expect(failure.message).toMatch(/^Redis memory store at redis:\/\/\*\*\*@127\.0\.0\.1:\d+: /);
         expect(failure.message).not.toContain('hunter2');
       }
       await store.close();

@@ -1,6 +1,7 @@
 import { createClient } from 'redis';
 import { AgencyError, errorMessage } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
+import { printableUrl } from '../../../core/printable-url.ts';
 import { embeddedText, embeddingSettings, embedTexts, type MemoryEmbedding } from '../../embedding.ts';
 import { compareText } from '../../entry-text.ts';
 import { type MemoryScope, type MemoryStore, parseScope } from '../../memory-store.ts';
@@ -55,7 +56,7 @@ export async function openRedisMemoryStore(options: RedisMemoryStoreOptions): Pr
   if (!(Number.isInteger(candidateCap) && candidateCap > 0)) {
     throw new AgencyError('invalid_argument', '"candidateCap" must be a positive integer');
   }
-  const where = `Redis memory store at ${shownUrl(options.url)}`;
+  const where = `Redis memory store at ${printableUrl(options.url)}`;
   const unavailable = (error: unknown) =>
     error instanceof AgencyError
       ? error
@@ -120,14 +121,6 @@ function readerOf(client: ReturnType<typeof clientOf>): RedisReader {
     hmGet: (key, fields) => client.hmGet(key, fields),
     zRangeByScore: (key, min) => client.zRangeByScore(key, min, '+inf'),
   };
-}
-
-/** The URL fit to print: its password replaced by `***`. */
-function shownUrl(url: string): string {
-  if (!URL.canParse(url)) return '(an unparsable URL)';
-  const parsed = new URL(url);
-  if (parsed.password !== '') parsed.password = '***';
-  return parsed.toString();
 }
 
 function hidePassword(message: string, url: string): string {
