@@ -82,7 +82,9 @@ export async function serveCommand(options: ServeCommandOptions, out: Output): P
   // A stop has a deadline: whatever still holds the process after it (a run that does not reach its boundary, an open
   // connection) is left to the journal, from which the next start resumes the run.
   setTimeout(() => {
-    out.write(`Stopped waiting after ${STOP_DEADLINE_MS / 1000} s; unfinished runs resume on the next start.\n`);
+    out.write(
+      `Stopped waiting after ${STOP_DEADLINE_MS / 1000} s (still open: ${openResources()}); unfinished runs resume on the next start.\n`,
+    );
     process.exit(0);
   }, STOP_DEADLINE_MS).unref();
   await mcp?.close();
@@ -108,4 +110,11 @@ async function serveMcp(options: ServeCommandOptions, root: AgencyRoot, service:
     allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHost ?? [])],
   });
   return { url: listener.url, close: () => mcp.close() };
+}
+
+/** What still holds the event loop, counted by kind (`TCPSocketWrap ×2, Timeout`), for a stop that overran. */
+function openResources(): string {
+  const counts = new Map<string, number>();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return [...counts].map(([kind, count]) => (count > 1 ? `${kind} ×${count}` : kind)).join(', ') || 'nothing';
 }
