@@ -9,14 +9,14 @@ import type { RunEnd, StepRecord, WorkflowRecorder } from './recorder.ts';
 export const WORKFLOW_PHASE = 'workflow';
 
 /**
- * Journals a workflow run on the runner's `agent.events.v1` journal: `phase.start` and `phase.finish` per step (the
- * finish holds the output and its digest, and is fsynced before any step that needs it starts), a `warning` per
+ * Journals a workflow run on the runner's `agent.events.v1` journal: `phase.start` and `phase.finish` per step (the start
+ * is fsynced before the step acts, the finish holds the output and its digest, and is fsynced before any step that needs it starts), a `warning` per
  * failed attempt that is retried, and `finish` (after `error` when a step failed) at the end. A suspension is a
  * `finish` with reason `stopped` and the step and payload in `suspended`.
  */
 export function journalRecorder(journal: Journal, redactor: Redactor): WorkflowRecorder {
   return {
-    stepStarted(step, kind, attempt) {
+    async stepStarted(step, kind, attempt) {
       journal.append({
         type: 'phase.start',
         step,
@@ -24,6 +24,7 @@ export function journalRecorder(journal: Journal, redactor: Redactor): WorkflowR
         message: `Step ${step} started (attempt ${attempt})`,
         data: { phase: WORKFLOW_PHASE, attempt },
       });
+      await journal.flush();
     },
     async stepFinished(record: StepRecord) {
       // The digest covers what is written, so a resume can tell an output edited on disk from the one journaled.

@@ -26,7 +26,8 @@ export type RunEnd =
  * (`journalRecorder`), and a method that returns a promise resolves once what it recorded is durable.
  */
 export type WorkflowRecorder = {
-  stepStarted(step: string, kind: StepKind, attempt: number): void;
+  /** Resolves once the start is durable: a step acts only after its start is on record. */
+  stepStarted(step: string, kind: StepKind, attempt: number): Promise<void>;
   /** Resolves once the step's output is durable: no later step sees it before then. */
   stepFinished(record: StepRecord): Promise<void>;
   attemptFailed(step: string, attempt: number, error: { code: ErrorCode; message: string }, retryInMs: number): void;
@@ -35,7 +36,7 @@ export type WorkflowRecorder = {
 
 /** The recorder of a run that is kept only in memory. */
 export const memoryRecorder: WorkflowRecorder = {
-  stepStarted: () => undefined,
+  stepStarted: () => Promise.resolve(),
   stepFinished: () => Promise.resolve(),
   attemptFailed: () => undefined,
   ended: () => Promise.resolve(),

@@ -47,7 +47,15 @@ export async function runStep(step: WorkflowStep, run: StepRun): Promise<StepOut
     const startedAt = run.now();
     const base = { workflow: run.workflow, step: step.id, kind, attempt, startedAt: iso(startedAt) };
     run.emit({ type: 'workflow-step-start', ...base });
-    run.recorder.stepStarted(step.id, kind, attempt);
+    await run.recorder.stepStarted(step.id, kind, attempt);
+    if (run.signal.aborted) {
+      return {
+        status: 'failed',
+        error: { code: 'aborted', message: 'The workflow was cancelled' },
+        usage,
+        attempts: attempt,
+      };
+    }
     const result = await attemptStep(step, run, attempt);
     usage = addUsage(usage, result.usage);
     const durationMs = run.now() - startedAt;
