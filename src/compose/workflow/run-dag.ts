@@ -60,6 +60,12 @@ export async function runDag(run: DagRun, state: DagState): Promise<DagOutcome> 
       await settle(run, state, outcome, step, result, blocked);
       if (outcome.end.reason === 'error') inner.abort();
     }
+  } catch (error) {
+    // The record failed (a journal that can no longer write): nothing more may start, and what runs is cancelled and
+    // waited for, so no step acts after the caller has been told the run is over.
+    inner.abort();
+    await Promise.allSettled(running.values());
+    throw error;
   } finally {
     run.signal?.removeEventListener('abort', cancel);
   }

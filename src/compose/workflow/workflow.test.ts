@@ -5,6 +5,8 @@ import { AgencyError } from '../../core/errors.ts';
 import { defineTool } from '../../tools/define-tool.ts';
 import { requestSuspend } from '../../tools/suspend-request.ts';
 import type { FunctionStep, WorkflowOptions } from './types.ts';
+import { memoryRecorder } from './recorder.ts';
+import { emptyDagState } from './run-dag.ts';
 import { createWorkflow } from './workflow.ts';
 
 const fn = (id: string, extra: Partial<WorkflowOptions['steps'][number]> = {}) => ({ id, run: () => id, ...extra });
@@ -311,5 +313,35 @@ describe('a workflow run', () => {
     const nested = ofType(events, 'workflow-step-event').map((e) => [e.step, e.event.type]);
     expect(nested).toContainEqual(['sub', 'workflow-step-start']);
     expect(nested.at(-1)).toEqual(['sub', 'finish']);
+  });
+
+  it('rejects when its record fails, after cancelling and waiting for the steps in flight', async () => {
+    let slowSettled = false;
+    const wf = createWorkflow({
+      name: 'broken-record',
+      steps: [
+        fn('quick'),
+        {
+          id: 'slow',
+          run: ({ signal }) =>
+            new Promise((_, reject) =>
+              signal.addEventListener('abort', () => {
+                setTimeout(() => {
+                  slowSettled = true;
+                  reject(new Error('cancelled'));
+                }, 5);
+              }),
+            ),
+        },
+      ],
+    });
+    const recorder = {
+      ...memoryRecorder,
+      stepFinished: () => Promise.reject(new AgencyError('journal_not_durable', 'disk full')),
+    };
+    await expect(wf.run({ input: '' }, {}, { state: emptyDagState(), recorder })).rejects.toMatchObject({
+      code: 'journal_not_durable',
+    });
+    expect(slowSettled).toBe(true);
   });
 });
