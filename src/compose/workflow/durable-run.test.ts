@@ -143,6 +143,35 @@ describe('runWorkflow and resumeWorkflow', () => {
   });
 });
 
+describe('skipped steps on resume', () => {
+  it('journals a skipped branch, and a resumed run does not evaluate its condition again', async () => {
+    let checked = 0;
+    const wf = () =>
+      createWorkflow({
+        name: 'skips',
+        steps: [
+          { id: 'score', run: () => 3 },
+          {
+            id: 'escalate',
+            dependsOn: ['score'],
+            when: ({ outputs }) => (checked++, Number(outputs.score) > 5),
+            run: () => 'paged',
+          },
+          { id: 'notify', dependsOn: ['escalate'], run: () => 'notified' },
+          { id: 'ask', dependsOn: ['score'], run: ({ resumeData, suspend }) => resumeData ?? suspend('close it?') },
+        ],
+        output: (outputs) => JSON.stringify(outputs),
+      });
+    await runWorkflow(wf(), { input: '' }, { root });
+    expect(checked).toBe(1);
+    const skipped = (await frames()).filter((f) => f.type === 'phase.finish' && f.data?.status === 'skipped');
+    expect(skipped.map((f) => f.step)).toEqual(['escalate', 'notify']);
+    const done = await resumeWorkflow(wf(), { root, input: 'closed' });
+    expect(checked).toBe(1);
+    expect(JSON.parse(done.output)).toEqual({ score: 3, escalate: null, notify: null, ask: 'closed' });
+  });
+});
+
 describe('resuming a malformed or hostile journal', () => {
   it('cuts off a torn last line and says so', async () => {
     await runWorkflow(approvalFlow(), { input: '' }, { root });

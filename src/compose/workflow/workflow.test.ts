@@ -344,4 +344,32 @@ describe('a workflow run', () => {
     });
     expect(slowSettled).toBe(true);
   });
+
+  it('suspends when a nested workflow suspends, and resumes it through its handle', async () => {
+    const ran: string[] = [];
+    const inner = createWorkflow({
+      name: 'inner',
+      steps: [
+        { id: 'prep', run: () => (ran.push('prep'), 'p') },
+        {
+          id: 'ask',
+          dependsOn: ['prep'],
+          run: ({ resumeData, suspend }) => (ran.push('ask'), resumeData ?? suspend({ q: 'inner?' })),
+        },
+      ],
+    });
+    const outer = createWorkflow({
+      name: 'outer',
+      steps: [
+        { id: 'sub', agent: inner },
+        { id: 'after', dependsOn: ['sub'], run: ({ outputs }) => `outer got ${String(outputs.sub)}` },
+      ],
+    });
+    const first = await outer.execute({ input: 'x' });
+    expect(first.finishReason).toBe('suspended');
+    expect(first.suspended?.payload).toEqual({ q: 'inner?' });
+    const done = await first.suspended!.resume('yes');
+    expect(done.output).toBe('outer got yes');
+    expect(ran).toEqual(['prep', 'ask', 'ask']);
+  });
 });
