@@ -30,7 +30,7 @@ export type DagOutcome = {
   end:
     | { reason: 'completed' }
     | { reason: 'suspended'; step: string; payload: JsonValue }
-    | { reason: 'error'; step: string; error: { code: ErrorCode; message: string } }
+    | { reason: 'error'; step?: string; error: { code: ErrorCode; message: string } }
     | { reason: 'cancelled' };
   calls: CallRecord[];
   usage: Usage;

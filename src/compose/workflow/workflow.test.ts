@@ -372,4 +372,20 @@ describe('a workflow run', () => {
     expect(done.output).toBe('outer got yes');
     expect(ran).toEqual(['prep', 'ask', 'ask']);
   });
+
+  it('fails the run when its output function throws', async () => {
+    const wf = createWorkflow({
+      name: 'bad-output',
+      steps: [fn('a')],
+      output: () => {
+        throw new Error('no answer');
+      },
+    });
+    const result = await wf.execute({ input: '' });
+    expect(result.finishReason).toBe('error');
+    expect(result.error).toEqual({
+      code: 'invalid_argument',
+      message: 'Workflow "bad-output": its output function threw: no answer',
+    });
+  });
 });

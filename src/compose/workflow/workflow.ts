@@ -1,6 +1,7 @@
+import type { Suspended } from '../../agent/suspend.ts';
 import type { Agent, AgentResult, AgentTask, ExecuteOptions } from '../../agent/types.ts';
 import { sleep as sleepFor } from '../../core/clock.ts';
-import { AgencyError } from '../../core/errors.ts';
+import { AgencyError, errorMessage } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { JsonValue } from '../../core/messages.ts';
 import { memoryRecorder, type RunEnd, type WorkflowRecorder } from './recorder.ts';
@@ -61,8 +62,8 @@ export class Workflow implements Agent {
       { ...dag, steps: this.steps, concurrency: this.options.concurrency ?? 4, signal: options.signal },
       state,
     );
-    const output = outcome.end.reason === 'completed' ? this.answer(state) : '';
-    await recorder.ended(runEnd(outcome, output));
+    const { output, end } = this.answer(outcome, state);
+    await recorder.ended(end);
     const resume =
       execution.resume ??
       ((data: JsonValue | undefined, next: ExecuteOptions | undefined) => {
@@ -77,29 +78,41 @@ export class Workflow implements Agent {
       finishedAt: now(),
       output,
       warnings: execution.warnings ?? [],
-      suspended:
-        outcome.end.reason === 'suspended'
-          ? suspendedHandle({
-              workflow: this.name,
-              step: outcome.end.step,
-              payload: outcome.end.payload,
-              ttlMs: this.options.suspendTtlMs ?? 86_400_000,
-              now,
-              newId: () => newId('sus'),
-              state: () => ({
-                step: outcome.end.reason === 'suspended' ? outcome.end.step : '',
-                outputs: state.outputs,
-              }),
-              resume,
-            })
-          : undefined,
+      suspended: outcome.end.reason === 'suspended' ? this.handle(outcome.end, state, resume, now) : undefined,
     });
     emit({ type: 'finish', result });
     return result;
   }
 
-  private answer(state: DagState): string {
-    return this.options.output ? this.options.output({ ...state.outputs }) : lastOutput(this.steps, state);
+  // The answer of a completed run; an `output` function that throws fails the run like a step would.
+  private answer(outcome: DagOutcome, state: DagState): { output: string; end: RunEnd } {
+    if (outcome.end.reason !== 'completed') return { output: '', end: outcome.end };
+    try {
+      const output = this.options.output ? this.options.output({ ...state.outputs }) : lastOutput(this.steps, state);
+      return { output, end: { reason: 'completed', output } };
+    } catch (error) {
+      const message = `Workflow "${this.name}": its output function threw: ${errorMessage(error)}`;
+      outcome.end = { reason: 'error', error: { code: 'invalid_argument', message } };
+      return { output: '', end: { reason: 'error', error: outcome.end.error } };
+    }
+  }
+
+  private handle(
+    end: { step: string; payload: JsonValue },
+    state: DagState,
+    resume: NonNullable<WorkflowExecution['resume']>,
+    now: () => number,
+  ): Suspended {
+    return suspendedHandle({
+      workflow: this.name,
+      step: end.step,
+      payload: end.payload,
+      ttlMs: this.options.suspendTtlMs ?? 86_400_000,
+      now,
+      newId: () => newId('sus'),
+      state: () => ({ step: end.step, outputs: state.outputs }),
+      resume,
+    });
   }
 }
 
@@ -121,10 +134,4 @@ export class Workflow implements Agent {
  */
 export function createWorkflow(options: WorkflowOptions): Workflow {
   return new Workflow(options);
-}
-
-function runEnd(outcome: DagOutcome, output: string): RunEnd {
-  const { end } = outcome;
-  if (end.reason === 'completed') return { reason: 'completed', output };
-  return end;
 }
