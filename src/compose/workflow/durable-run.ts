@@ -34,7 +34,7 @@ export async function runWorkflow(
   task: AgentTask,
   options: DurableWorkflowOptions,
 ): Promise<AgentResult> {
-  return withJournal(options, async (journal, events) => {
+  return runOnJournal(workflow, options, async (journal, events) => {
     const { frames } = await journal.read();
     if (frames.length > 0) {
       throw new AgencyError(
@@ -49,7 +49,7 @@ export async function runWorkflow(
     });
     await journal.flush();
     return { task, execution: { state: emptyDagState(), recorder: recorderFor(journal, options) } };
-  }).then(({ run }) => run(workflow, options));
+  });
 }
 
 /**
@@ -65,7 +65,7 @@ export async function resumeWorkflow(
   workflow: Workflow,
   options: DurableWorkflowOptions & { input?: JsonValue },
 ): Promise<AgentResult> {
-  return withJournal(options, async (journal, events) => {
+  return runOnJournal(workflow, options, async (journal, events) => {
     const { frames, torn } = await journal.read();
     if (frames.length === 0) {
       throw new AgencyError('task_folder_invalid', `${events} holds no run to resume; start one with runWorkflow`);
@@ -92,16 +92,17 @@ export async function resumeWorkflow(
     const warnings = torn ? [`${events}: a torn last line of ${torn.bytes} bytes was cut off`] : [];
     const state = restored.state;
     return { task: { input: restored.input }, execution: { state, recorder: recorderFor(journal, options), warnings } };
-  }).then(({ run }) => run(workflow, options));
+  });
 }
 
 type Prepared = { task: AgentTask; execution: Omit<WorkflowExecution, 'resume'> };
 
 // Holds the lock and the journal for the whole run; a suspended run's handle resumes through resumeWorkflow later.
-async function withJournal(
+async function runOnJournal(
+  workflow: Workflow,
   options: DurableWorkflowOptions,
   prepare: (journal: Journal, events: string) => Promise<Prepared>,
-): Promise<{ run: (workflow: Workflow, options: DurableWorkflowOptions) => Promise<AgentResult> }> {
+): Promise<AgentResult> {
   const paths = taskPaths(options.root);
   await mkdir(paths.progress, { recursive: true });
   const lock = await acquireRunLock(paths.lock);
@@ -111,28 +112,26 @@ async function withJournal(
     await journal?.close().catch(() => undefined);
     await lock.release();
   };
+  let prepared: Prepared;
   try {
     journal = await openFileJournal(paths.events, {
       redact: (frame) => redactor.redact(frame),
       sync: options.sync ?? 'group',
     });
-    const { task, execution } = await prepare(journal, paths.events);
-    return {
-      run: (workflow, { signal, onEvent, runId }) => {
-        const resume = (data: JsonValue | undefined, next: ExecuteOptions | undefined) =>
-          resumeWorkflow(workflow, { ...options, ...next, ...(data === undefined ? {} : { input: data }) });
-        const executeOptions = {
-          ...(signal ? { signal } : {}),
-          ...(onEvent ? { onEvent } : {}),
-          ...(runId ? { runId } : {}),
-        };
-        return workflow.run(task, executeOptions, { ...execution, resume }).finally(release);
-      },
-    };
+    prepared = await prepare(journal, paths.events);
   } catch (error) {
     await release();
     throw error;
   }
+  const { signal, onEvent, runId } = options;
+  const resume = (data: JsonValue | undefined, next: ExecuteOptions | undefined) =>
+    resumeWorkflow(workflow, { ...options, ...next, ...(data === undefined ? {} : { input: data }) });
+  const executeOptions = {
+    ...(signal ? { signal } : {}),
+    ...(onEvent ? { onEvent } : {}),
+    ...(runId ? { runId } : {}),
+  };
+  return workflow.run(prepared.task, executeOptions, { ...prepared.execution, resume }).finally(release);
 }
 
 function recorderFor(journal: Journal, options: DurableWorkflowOptions) {
