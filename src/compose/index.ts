@@ -1,2 +1,17 @@
 // agency/compose: agents made of agents. See docs/compose.md.
-export { createWorkflow, resumeWorkflow, runWorkflow, Workflow } from './workflow/index.ts';
+export {
+  type AgentStep,
+  createWorkflow,
+  type DurableWorkflowOptions,
+  type FunctionStep,
+  resumeWorkflow,
+  runWorkflow,
+  type StepContext,
+  type StepKind,
+  type StepRetry,
+  type ToolStep,
+  Workflow,
+  type WorkflowEvent,
+  type WorkflowOptions,
+  type WorkflowStep,
+} from './workflow/index.ts';

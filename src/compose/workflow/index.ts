@@ -1,4 +1,5 @@
 // Workflows: a durable DAG of steps (agents, tools, functions) that is itself an Agent. See docs/compose.md.
+export type { WorkflowEvent } from '../../agent/types.ts';
 export { type DurableWorkflowOptions, resumeWorkflow, runWorkflow } from './durable-run.ts';
 export type {
   AgentStep,
