@@ -20,7 +20,8 @@ export type AgentTask = {
 
 /** A record of one tool call or delegation, in the order they ran. */
 export type CallRecord = {
-  type: 'tool' | 'agent';
+  /** `step` for a workflow's steps. */
+  type: 'tool' | 'agent' | 'step';
   name: string;
   toolCallId?: string;
   input: unknown;
@@ -135,7 +136,28 @@ export type AgentEvent =
   | { type: 'warning'; message: string }
   | { type: 'suspended'; id: string; payload: JsonValue }
   | { type: 'finish'; result: AgentResult }
-  | { type: 'error'; error: { code: ErrorCode; message: string } };
+  | { type: 'error'; error: { code: ErrorCode; message: string } }
+  | WorkflowEvent;
+
+/** Events of a workflow run: its steps starting and finishing, a suspension, and its agent steps' own events. */
+export type WorkflowEvent =
+  | { type: 'workflow-step-start'; workflow: string; step: string; kind: string; attempt: number; startedAt: string }
+  | {
+      type: 'workflow-step-finish';
+      workflow: string;
+      step: string;
+      kind: string;
+      attempt: number;
+      /** `done`, `skipped` (its condition was false, or a step it needs was skipped), or `failed` (this attempt). */
+      status: 'done' | 'skipped' | 'failed';
+      startedAt: string;
+      durationMs: number;
+      usage: Usage;
+      error?: { code: ErrorCode; message: string };
+    }
+  | { type: 'workflow-suspended'; workflow: string; step: string; payload: JsonValue }
+  /** An event of the agent an agent step runs, as that agent emitted it. */
+  | { type: 'workflow-step-event'; workflow: string; step: string; event: AgentEvent };
 
 /** The events of a streamed run, and its result. */
 export type AgentStream<OBJECT = unknown> = AsyncIterable<AgentEvent> & {

@@ -230,6 +230,7 @@ const ENTRIES: Record<string, string[]> = {
   'agency/memory/zep': ['ZEP_EPISODE_DATA_LIMIT', 'openZepMemoryStore'],
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
   'agency/obs': ['createLogger', 'redactingStream', 'rollingFile'],
+  'agency/compose': ['Workflow', 'createWorkflow', 'resumeWorkflow', 'runWorkflow'],
   'agency/credentials': ['callback', 'createCredentialBroker', 'env', 'file'],
   'agency/client': ['AgencyError', 'createClient'],
   'agency/server': [
