@@ -119,6 +119,8 @@ export function createContentCollector(): ContentCollector {
         case 'tool-input-start':
         case 'tool-input-delta':
         case 'tool-input-end':
+        case 'stream-start':
+        case 'response-metadata':
         case 'ping':
         case 'raw':
           return;
