@@ -6,7 +6,7 @@ import { installTelemetry, parentOf, spanNamed, spanNames, type TestTelemetry } 
 import { LLMAgent } from '../agent/llm-agent.ts';
 import { createRedactor } from '../core/redact.ts';
 import { ScriptedModel } from '../testing/scripted-model.ts';
-import { defineTool } from '../tools/define-tool.ts';
+import { defineTool, type Tool } from '../tools/define-tool.ts';
 import { configureTelemetry } from './telemetry.ts';
 
 let telemetry: TestTelemetry;
@@ -42,7 +42,7 @@ function withResponse(model: ScriptedModel, id: string): LanguageModelV4 {
   };
 }
 
-function calcAgent(model: LanguageModelV4, tools = [add]) {
+function calcAgent(model: LanguageModelV4, tools: Tool[] = [add]) {
   return new LLMAgent({ name: 'calc', model, tools, temperature: 0.2, maxOutputTokens: 300 });
 }
 

@@ -1,8 +1,4 @@
-import type {
-  LanguageModelV4Content,
-  LanguageModelV4FinishReason,
-  LanguageModelV4Prompt,
-} from '@ai-sdk/provider';
+import type { LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4Prompt } from '@ai-sdk/provider';
 
 /** One part of a message in the GenAI conventions' JSON shape (`gen_ai.input.messages` and friends). */
 export type GenAiPart =

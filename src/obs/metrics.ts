@@ -21,7 +21,9 @@ function instruments(): Instruments {
   const instruments: Instruments = {
     phase: meter.createCounter('agent.phase', { description: 'Governed phase steps started, by phase' }),
     approval: meter.createCounter('agent.approval', { description: 'Approval decisions, by outcome' }),
-    finish: meter.createCounter('agent.finish_reason', { description: 'Agent runs and governed tasks ended, by reason' }),
+    finish: meter.createCounter('agent.finish_reason', {
+      description: 'Agent runs and governed tasks ended, by reason',
+    }),
     tokens: meter.createHistogram('gen_ai.client.token.usage', {
       description: 'Tokens used per model call, by model and token type',
       unit: '{token}',

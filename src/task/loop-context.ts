@@ -1,4 +1,5 @@
 import type { JsonValue, Message } from '../core/messages.ts';
+import { tracePhase } from '../obs/agent-spans.ts';
 import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
@@ -10,7 +11,6 @@ import { type ActionResult, runGovernedTool } from './governed-tool.ts';
 import type { TaskPaths } from './layout.ts';
 import type { AgentStepOutput, PhaseContext } from './loop.ts';
 import { type ActOptions, type ActOutcome, actPhase, planWithTools, readEditedPlan } from './phases/act.ts';
-import { tracePhase } from '../obs/agent-spans.ts';
 import { approvePlan } from './phases/approve.ts';
 import { gatherPhase } from './phases/gather.ts';
 import { planPhase, type SignedPlan, writePlan } from './phases/plan.ts';
@@ -84,8 +84,7 @@ export type LoopContext = {
 /** The loop's view of a run: the public surface over the runner's phase context. */
 export function loopContextOf(phase: PhaseContext): LoopContext {
   const { session } = phase;
-  const traced = <T>(name: string, work: () => Promise<T>) =>
-    tracePhase({ name, taskId: session.spec.task_id }, work);
+  const traced = <T>(name: string, work: () => Promise<T>) => tracePhase({ name, taskId: session.spec.task_id }, work);
   return {
     spec: session.spec,
     goal: phase.goal,

@@ -18,8 +18,9 @@ class CollectingReader extends MetricReader {
 export type TestTelemetry = {
   /** Finished spans, in the order they ended. */
   spans(): ReadableSpan[];
-  /** The data points of one metric, by name, as collected now. */
+  /** The data points of one metric, by name, as collected now (since the last reset). */
   points(name: string): Promise<Array<DataPoint<unknown>>>;
+  /** Forgets the spans and metrics recorded so far. */
   reset(): void;
   /** Unregisters everything, so the API is a no-op again. */
   uninstall(): Promise<void>;
@@ -30,21 +31,32 @@ export function installTelemetry(): TestTelemetry {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
-  const reader = new CollectingReader();
-  const meterProvider = new MeterProvider({ readers: [reader] });
+  let reader = new CollectingReader();
+  let meterProvider = new MeterProvider({ readers: [reader] });
   if (!trace.setGlobalTracerProvider(tracerProvider)) throw new Error('a tracer provider is already registered');
   context.setGlobalContextManager(contextManager);
   metrics.setGlobalMeterProvider(meterProvider);
+  // Metrics are cumulative: a reset starts a new meter provider, whose meter gets new instruments.
+  const resetMetrics = () => {
+    void meterProvider.shutdown();
+    metrics.disable();
+    reader = new CollectingReader();
+    meterProvider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(meterProvider);
+  };
   return {
     spans: () => exporter.getFinishedSpans(),
     async points(name) {
       const { resourceMetrics } = await reader.collect();
-      const found = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find(
-        (metric) => metric.descriptor.name === name,
-      );
-      return (found?.dataPoints ?? []) as Array<DataPoint<unknown>>;
+      const found = resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((metric) => metric.descriptor.name === name);
+      return (found?.dataPoints ?? []);
     },
-    reset: () => exporter.reset(),
+    reset() {
+      exporter.reset();
+      resetMetrics();
+    },
     async uninstall() {
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
