@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { Redactor } from '../core/redact.ts';
-import { countFinish, countPhase } from './metrics.ts';
-import { capturesContent, contentAttribute, inSpan, markError, withSpanRedactor } from './telemetry.ts';
+import { countFinish, countPhase, metering } from './metrics.ts';
+import { capturesContent, contentAttribute, inSpan, markError, tracing, withSpanRedactor } from './telemetry.ts';
 
 /** How an agent run or a governed task ended, as its span records it. */
 export type RunEnd = {
@@ -20,6 +20,7 @@ export function traceAgentRun<T>(
   run: () => Promise<T>,
   ending: (value: T) => RunEnd,
 ): Promise<T> {
+  if (!tracing() && !metering()) return run();
   const attributes = {
     'gen_ai.operation.name': 'invoke_agent',
     'gen_ai.agent.name': agent.name,
@@ -86,6 +87,7 @@ export function traceToolCall<T extends ToolEnd>(
   call: { name: string; callId: string; input: unknown },
   run: () => Promise<T>,
 ): Promise<T> {
+  if (!tracing()) return run();
   const attributes = {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': call.name,

@@ -1,4 +1,11 @@
-import { type Attributes, type Counter, type Histogram, type Meter, metrics } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Counter,
+  createNoopMeter,
+  type Histogram,
+  type Meter,
+  metrics,
+} from '@opentelemetry/api';
 import { TELEMETRY_SCOPE } from './telemetry.ts';
 
 // The bucket boundaries the GenAI conventions give for gen_ai.client.token.usage.
@@ -14,6 +21,14 @@ type Instruments = {
 
 // Instruments are made once per meter: a meter provider registered later (or again, in tests) gets new ones.
 let made: { meter: Meter; instruments: Instruments } | undefined;
+
+// The API's no-op meter, which every meter of the no-op provider is.
+const NOOP_METER = createNoopMeter();
+
+/** Whether metrics are recorded: false until a meter provider is registered. */
+export function metering(): boolean {
+  return metrics.getMeter(TELEMETRY_SCOPE) !== NOOP_METER;
+}
 
 function instruments(): Instruments {
   const meter = metrics.getMeter(TELEMETRY_SCOPE);

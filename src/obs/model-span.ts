@@ -9,8 +9,8 @@ import type {
 } from '@ai-sdk/provider';
 import { type Attributes, context, type Span, SpanKind, trace } from '@opentelemetry/api';
 import { genAiMessages, genAiOutput, systemInstructions } from './genai-messages.ts';
-import { recordTokens } from './metrics.ts';
-import { agencyTracer, capturesContent, contentAttribute, inSpan, markError } from './telemetry.ts';
+import { metering, recordTokens } from './metrics.ts';
+import { agencyTracer, capturesContent, contentAttribute, inSpan, markError, tracing } from './telemetry.ts';
 
 type Request = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
 
@@ -38,6 +38,7 @@ export function traceGenerate<
     };
   },
 >(request: Request, requested: LanguageModelV4 | undefined, call: () => Promise<T>): Promise<T> {
+  if (!tracing() && !metering()) return call();
   return inSpan(chatName(requested), requestAttributes(request, requested), withInput(request, call), {
     kind: SpanKind.CLIENT,
     end: (span, { model, result }) => endChat(span, { model, ...result }),
@@ -55,11 +56,12 @@ export function traceGenerate<
 export async function traceStream<
   T extends { model: LanguageModelV4; stream: ReadableStream<LanguageModelV4StreamPart> },
 >(request: Request, requested: LanguageModelV4 | undefined, call: () => Promise<T>): Promise<T> {
+  if (!tracing() && !metering()) return call();
   const span = agencyTracer().startSpan(chatName(requested), {
     kind: SpanKind.CLIENT,
     attributes: requestAttributes(request, requested),
   });
-  if (!span.isRecording()) {
+  if (!span.isRecording() && !metering()) {
     span.end();
     return call();
   }

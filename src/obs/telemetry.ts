@@ -6,7 +6,10 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  INVALID_SPAN_CONTEXT,
+  ProxyTracerProvider,
   type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import { defaultRedactor, type Redactor } from '../core/redact.ts';
@@ -74,7 +77,28 @@ export function contentAttribute(value: unknown): string {
 
 /** The tracer agency's spans come from: the registered provider's, or the API's no-op. */
 export function agencyTracer(): Tracer {
-  return trace.getTracer(TELEMETRY_SCOPE, SCOPE_VERSION);
+  const provider = trace.getTracerProvider();
+  if (provider !== tracer.provider) tracer = { provider, tracer: provider.getTracer(TELEMETRY_SCOPE, SCOPE_VERSION) };
+  return tracer.tracer;
+}
+
+let tracer: { provider: TracerProvider | undefined; tracer: Tracer } = {
+  provider: undefined,
+  tracer: trace.getTracer(TELEMETRY_SCOPE, SCOPE_VERSION),
+};
+
+// The API's no-op provider, which an empty proxy delegates to.
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+// A span that records nothing, handed to work that runs without tracing.
+const NOT_RECORDING = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * Whether spans are recorded: false until a tracer provider is registered. Instrumentation skips its work when it
+ * is false, so a process without OpenTelemetry pays nothing for it.
+ */
+export function tracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
 }
 
 /** Options for {@link inSpan}. */
@@ -95,6 +119,7 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   { kind = SpanKind.INTERNAL, end }: SpanOptions<T> = {},
 ): Promise<T> {
+  if (!tracing()) return work(NOT_RECORDING);
   return agencyTracer().startActiveSpan(name, { kind, attributes }, async (span) => {
     try {
       const value = await work(span);
