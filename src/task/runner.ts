@@ -10,6 +10,7 @@ import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
 import { buildPhaseContext } from './run-context.ts';
+import { frameLogger } from './run-log.ts';
 import { runPrompts } from './run-prompts.ts';
 import { type Live, type RunnerCore, startRun, type TaskHandle, taskIdOf, type TaskRef } from './run-core.ts';
 import { type ResumeOptions, resumeRun } from './run-resume.ts';
@@ -97,6 +98,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
     ),
   };
+  if (options.logger) core.listeners.add(frameLogger(options.logger));
   return {
     async doTask(root, spec = {}, { view = 'summary', signal } = {}) {
       const handle = await this.startTask(root, spec, signal ? { signal } : {});
