@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/errors.ts';
 import { createLogger, type Logger, type LogLevel } from '../obs/logger.ts';
 
 /** Options for {@link cliLogger}. */
@@ -15,5 +16,15 @@ export type CliLoggerOptions = {
  */
 export function cliLogger(to: string, { component, name, level = 'info' }: CliLoggerOptions): Logger {
   const destination = to === '-' ? { write: (line: string) => process.stderr.write(line) } : to;
-  return createLogger({ level, destination, name, component });
+  try {
+    return createLogger({ level, destination, name, component });
+  } catch (error) {
+    throw Object.assign(
+      new Error(
+        `--log-file ${to}: cannot be opened for writing (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}). ` +
+          'Give a path in a writable directory, or - for stderr.',
+      ),
+      { exitCode: 2 },
+    );
+  }
 }
