@@ -229,7 +229,14 @@ const ENTRIES: Record<string, string[]> = {
   'agency/memory/sqlite': ['MIGRATIONS', 'SCHEMA_VERSION', 'openSqliteMemoryStore'],
   'agency/memory/zep': ['ZEP_EPISODE_DATA_LIMIT', 'openZepMemoryStore'],
   'agency/mcp': ['ERROR_CODE_META', 'NAME_SEPARATOR', 'assignToolNames', 'connectMcp', 'createMcpServer'],
-  'agency/obs': ['createLogger', 'redactingStream', 'rollingFile'],
+  'agency/obs': [
+    'CAPTURE_CONTENT_ENV',
+    'TELEMETRY_SCOPE',
+    'configureTelemetry',
+    'createLogger',
+    'redactingStream',
+    'rollingFile',
+  ],
   'agency/credentials': ['callback', 'createCredentialBroker', 'env', 'file'],
   'agency/client': ['AgencyError', 'createClient'],
   'agency/server': [
