@@ -175,6 +175,40 @@ describe('spans of an LLMAgent run (GenAI conventions)', () => {
   });
 });
 
+describe('streamed calls that fail or stop', () => {
+  it('a stream that fails after it started marks its chat span with the error', async () => {
+    const failure = Object.assign(new Error('connection reset'), { code: 'ECONNRESET' });
+    const model = new ScriptedModel([{ text: 'partial', streamError: failure }]);
+    const stream = calcAgent(model).stream({ input: 'hello' });
+    for await (const _event of stream) void _event;
+    const result = await stream.result;
+    expect(result.finishReason).toBe('error');
+    const chat = spanNamed(telemetry.spans(), 'chat scripted-model');
+    expect(chat.status.code).toBe(SpanStatusCode.ERROR);
+    expect(chat.attributes['error.type']).toBe('ECONNRESET');
+    expect(chat.status.message).toBe('connection reset');
+  });
+
+  it('an aborted streamed run ends its chat span, marked aborted', async () => {
+    const controller = new AbortController();
+    // Aborted once the model call is under way, so the abort always lands inside it.
+    const model = new ScriptedModel([
+      () => {
+        queueMicrotask(() => controller.abort());
+        return { text: 'slow answer', delayMs: 5_000 };
+      },
+    ]);
+    const stream = calcAgent(model).stream({ input: 'hello' }, { signal: controller.signal });
+    for await (const _event of stream) void _event;
+    expect((await stream.result).finishReason).toBe('aborted');
+    const spans = telemetry.spans();
+    const chat = spanNamed(spans, 'chat scripted-model');
+    expect(chat.ended).toBe(true);
+    expect(chat.attributes['error.type']).toBe('aborted');
+    expect(spanNamed(spans, 'invoke_agent calc').attributes['agency.finish_reason']).toBe('aborted');
+  });
+});
+
 describe('content on spans', () => {
   const secret = 'sk-live-0123456789abcdefSECRET';
 

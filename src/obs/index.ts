@@ -9,9 +9,4 @@ export {
   redactingStream,
 } from './logger.ts';
 export { type RollingFileOptions, rollingFile } from './rolling-file.ts';
-export {
-  CAPTURE_CONTENT_ENV,
-  configureTelemetry,
-  TELEMETRY_SCOPE,
-  type TelemetryOptions,
-} from './telemetry.ts';
+export { CAPTURE_CONTENT_ENV, configureTelemetry, TELEMETRY_SCOPE, type TelemetryOptions } from './telemetry.ts';

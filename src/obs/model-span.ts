@@ -87,10 +87,11 @@ function observedStream(
   const answer: Answer = { model, content: capturesContent() ? [] : undefined };
   let text = '';
   let ended = false;
+  let failed = false;
   const end = (error?: unknown) => {
     if (ended) return;
     ended = true;
-    if (error !== undefined) markError(span, error);
+    if (error !== undefined && !failed) markError(span, error);
     if (text !== '') answer.content?.unshift({ type: 'text', text });
     endChat(span, answer);
     countTokens(requested, answer);
@@ -101,8 +102,10 @@ function observedStream(
     else if (part.type === 'finish') {
       answer.finishReason = part.finishReason;
       answer.usage = part.usage;
-    } else if (part.type === 'error') markError(span, part.error);
-    else if (answer.content && part.type === 'text-delta') text += part.delta;
+    } else if (part.type === 'error') {
+      failed = true;
+      markError(span, part.error);
+    } else if (answer.content && part.type === 'text-delta') text += part.delta;
     else if (answer.content && part.type === 'tool-call') answer.content.push(part);
   };
   const reader = source.getReader();
@@ -122,8 +125,9 @@ function observedStream(
         controller.error(error);
       }
     },
+    // A reader that stops early without a reason has not failed the call.
     async cancel(reason) {
-      end(reason ?? 'stream cancelled');
+      end(reason);
       await reader.cancel(reason);
     },
   });
