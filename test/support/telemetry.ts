@@ -51,7 +51,7 @@ export function installTelemetry(): TestTelemetry {
       const found = resourceMetrics.scopeMetrics
         .flatMap((scope) => scope.metrics)
         .find((metric) => metric.descriptor.name === name);
-      return (found?.dataPoints ?? []);
+      return found?.dataPoints ?? [];
     },
     reset() {
       exporter.reset();
