@@ -1,4 +1,4 @@
-import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { AssistantMessage } from '../core/messages.ts';
 import { contentToAssistantMessage } from '../core/messages-v4-content.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
@@ -6,6 +6,7 @@ import { type Usage, usageFromV4 } from '../core/usage.ts';
 import type { ModelCaller, ModelRequest, RetryEvent } from '../model/call-model.ts';
 import { toModelError } from '../model/classify-error.ts';
 import { createContentCollector } from '../model/stream-convert.ts';
+import { countCost } from '../obs/metrics.ts';
 
 /** One model call's answer, as the loop uses it. */
 export type ModelTurn = {
@@ -45,7 +46,7 @@ export async function callModel({
     const { result, model, attempts, retries } = await caller.generate(request, callOptions);
     return {
       response: contentToAssistantMessage(result.content),
-      usage: usageFromV4(result.usage, model, catalog),
+      usage: pricedUsage(result.usage, model, catalog),
       finishReason: result.finishReason.unified,
       attempts,
       retries,
@@ -71,7 +72,7 @@ export async function callModel({
   }
   return {
     response: contentToAssistantMessage(collector.content()),
-    usage: usageFromV4(usage ?? EMPTY_USAGE, model, catalog),
+    usage: pricedUsage(usage ?? EMPTY_USAGE, model, catalog),
     finishReason,
     attempts,
     retries,
@@ -82,3 +83,10 @@ const EMPTY_USAGE: LanguageModelV4Usage = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 0, text: 0, reasoning: 0 },
 };
+
+// A call's usage priced from the catalog, its cost counted in `agency.client.cost`.
+function pricedUsage(usage: LanguageModelV4Usage, model: LanguageModelV4, catalog: ModelCatalog | undefined): Usage {
+  const priced = usageFromV4(usage, model, catalog);
+  countCost(priced.costUsd, model.modelId);
+  return priced;
+}

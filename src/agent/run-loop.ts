@@ -1,5 +1,6 @@
 import { builtinPromptSet } from '../prompts/builtin-prompts.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
+import { type RunEnd, traceAgentRun } from '../obs/agent-spans.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
 import { callModel } from './model-turn.ts';
@@ -36,9 +37,13 @@ export const SYNTHESIS_INSTRUCTION = builtinPromptSet().render('agent.synthesis'
 
 /**
  * Drives a run from its current stage to the end: a final answer, a halt, a suspension, an error or an abort.
- * Never throws: every failure ends up in the result.
+ * Never throws: every failure ends up in the result. Each execution is an `invoke_agent` span (see src/obs).
  */
-export async function runLoop(context: RunContext, state: RunState): Promise<AgentResult> {
+export function runLoop(context: RunContext, state: RunState): Promise<AgentResult> {
+  return traceAgentRun({ name: state.agent, runId: state.runId }, () => runToEnd(context, state), runEnd);
+}
+
+async function runToEnd(context: RunContext, state: RunState): Promise<AgentResult> {
   let ending: Ending;
   try {
     ending = await advance(context, state);
@@ -145,6 +150,12 @@ function isBoundary(stage: RunState['stage']): boolean {
     stage.gate.processor === 0 &&
     stage.outcomes.every((outcome) => outcome === null)
   );
+}
+
+// What the run's span records of how it ended.
+function runEnd(result: AgentResult): RunEnd {
+  const { finishReason, error, usage } = result;
+  return { finishReason, error, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
 }
 
 function finish(context: RunContext, state: RunState, ending: Ending): AgentResult {

@@ -1,5 +1,6 @@
 import type { JsonValue, ToolCallPart } from '../core/messages.ts';
 import { emptyUsage } from '../core/usage.ts';
+import { traceToolCall } from '../obs/agent-spans.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
 import { isHalt, isSuspend, type Processor } from './processors.ts';
@@ -56,11 +57,13 @@ export async function runToolsStage(
         ? blockedOutcome(call, blocked)
         : preset != null
           ? { toolCallId: call.toolCallId, toolName: call.toolName, ...preset, durationMs: 0 }
-          : await context.registry.run(call, {
-              signal: context.signal,
-              task: state.task,
-              resumeData: index === resumeCall ? resumeData : undefined,
-            });
+          : await traceToolCall({ name: call.toolName, callId: call.toolCallId, input: call.input }, () =>
+              context.registry.run(call, {
+                signal: context.signal,
+                task: state.task,
+                resumeData: index === resumeCall ? resumeData : undefined,
+              }),
+            );
     stage.outcomes[index] = outcome.suspend ? null : outcome;
     if (outcome.suspend) {
       stage.resumeCall ??= index;

@@ -7,6 +7,7 @@ import type {
 } from '@ai-sdk/provider';
 import { sleep as defaultSleep } from '../core/clock.ts';
 import { AgencyError } from '../core/errors.ts';
+import { traceGenerate, traceStream } from '../obs/model-span.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import { type AttemptSignal, attemptSignal, readPreamble, resumeStream } from './attempt.ts';
 import { capabilitiesOf, capableModels, type ModelChain, modelName, needsOf } from './capabilities.ts';
@@ -82,8 +83,14 @@ export function createModelCaller(chain: ModelChain, options: ModelCallerOptions
   };
   const modelsFor = createModelSelector(chain, options.catalog);
   return {
-    generate: (request, call = {}) => callChain(() => modelsFor(request), call, retrying, generateAttempt(request)),
-    stream: (request, call = {}) => callChain(() => modelsFor(request), call, retrying, streamAttempt(request)),
+    generate: async (request, call = {}) => {
+      const models = modelsFor(request);
+      return traceGenerate(request, models[0], () => callChain(models, call, retrying, generateAttempt(request)));
+    },
+    stream: async (request, call = {}) => {
+      const models = modelsFor(request);
+      return traceStream(request, models[0], () => callChain(models, call, retrying, streamAttempt(request)));
+    },
   };
 }
 
@@ -116,12 +123,11 @@ function createModelSelector(
 
 /** Walks the fallback chain until a model answers; throws the last error, with every attempt, when none does. */
 async function callChain<T>(
-  modelsFor: () => LanguageModelV4[],
+  models: LanguageModelV4[],
   call: CallOptions,
   retrying: Retrying,
   once: Attempt<T>,
 ): Promise<T & CallOutcome> {
-  const models = modelsFor();
   const run: CallRun<T> = { call, retrying, once, attempts: 0, retries: [], lastError: undefined };
   for (let index = 0; index < models.length; index++) {
     const model = models[index] as LanguageModelV4;

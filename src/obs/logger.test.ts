@@ -31,6 +31,20 @@ describe('createLogger', () => {
     ]);
   });
 
+  it('gives every line its component; a child logger names its own, once per line', () => {
+    const sink = memory();
+    const logger = createLogger({ destination: sink, component: 'server', redactor: createRedactor() });
+    logger.info('listening');
+    logger.child({ component: 'runner' }).info({ task_id: 't1' }, 'phase.start');
+    createLogger({ destination: sink, redactor: createRedactor() }).info('no component');
+    expect(sink.lines.map((line) => (JSON.parse(line) as { component?: string }).component)).toEqual([
+      'server',
+      'runner',
+      undefined,
+    ]);
+    expect(sink.lines[1]?.match(/"component"/g)).toHaveLength(1);
+  });
+
   it('redacts messages, fields, child bindings, serialized errors and their stacks', () => {
     const sink = memory();
     const redactor = createRedactor({ extraSecrets: [CREDENTIAL] });

@@ -20,6 +20,11 @@ export type LoggerOptions = {
   redactor?: Redactor;
   /** Added to every line as `name`. */
   name?: string;
+  /**
+   * Added to every line as `component`: which part of agency wrote it (`runner`, `server`, `mcp`, `worker`,
+   * `director:<name>`). A child logger (`logger.child({ component: 'runner' })`) names its own.
+   */
+  component?: string;
   /** The clock for each line's `time` (ISO 8601). @default Date.now */
   now?: () => number;
 };
@@ -32,7 +37,7 @@ export type LoggerOptions = {
  * last lines before a crash are on disk. Human-readable CLI output is separate and does not go through here.
  *
  * @example
- * const logger = createLogger({ level: 'debug', destination: 'logs/agency.jsonl' });
+ * const logger = createLogger({ level: 'debug', destination: 'logs/agency.jsonl', component: 'runner' });
  * logger.info({ url: 'https://api.example.com/?api_key=abc' }, 'fetching'); // api_key=[REDACTED:url-param]
  */
 export function createLogger({
@@ -40,13 +45,14 @@ export function createLogger({
   destination,
   redactor = defaultRedactor,
   name,
+  component,
   now = Date.now,
 }: LoggerOptions = {}): Logger {
   const target: { write(line: string): unknown } =
     typeof destination === 'string'
       ? pino.destination({ dest: destination, sync: true, mkdir: true, append: true })
       : (destination ?? pino.destination({ dest: 1, sync: true }));
-  return pino(
+  const logger = pino(
     {
       level,
       ...(name === undefined ? {} : { name }),
@@ -55,6 +61,7 @@ export function createLogger({
     },
     redactingStream(target, redactor),
   );
+  return component === undefined ? logger : logger.child({ component });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { countApproval } from '../obs/metrics.ts';
 import type { ApprovalOutcome, InvalidDecision } from './approvals/broker.ts';
 import type { ApprovalRequest, PlanChanges } from './contracts/approvals.ts';
 import type { EventInput } from './contracts/events.ts';
@@ -55,6 +56,7 @@ export async function askApproval(session: Session, step: string, ask: ApprovalA
     onInvalid: (invalid) => journalInvalid(session, step, invalid),
   });
   session.emit(decidedEvent(step, id, ask, outcome));
+  countApproval(outcome.decision, ask.type);
   session.fold.decisions.set(id, outcome);
   session.update({ status: 'running' });
   return outcome;

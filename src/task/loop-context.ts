@@ -1,4 +1,5 @@
 import type { JsonValue, Message } from '../core/messages.ts';
+import { tracePhase } from '../obs/agent-spans.ts';
 import type { PromptSet } from '../prompts/prompt-set.ts';
 import type { Policy } from '../policy/create-policy.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
@@ -83,6 +84,7 @@ export type LoopContext = {
 /** The loop's view of a run: the public surface over the runner's phase context. */
 export function loopContextOf(phase: PhaseContext): LoopContext {
   const { session } = phase;
+  const traced = <T>(name: string, work: () => Promise<T>) => tracePhase({ name, taskId: session.spec.task_id }, work);
   return {
     spec: session.spec,
     goal: phase.goal,
@@ -101,20 +103,22 @@ export function loopContextOf(phase: PhaseContext): LoopContext {
     contextFor: phase.contextFor,
     runTool: (name, input) => runGovernedTool(phase, name, input),
     phases: {
-      gather: (options) => gatherPhase(phase, options),
-      plan: () => planPhase(phase),
-      approve: (signed) => approvePlan(phase, signed),
-      act: (options) => actPhase(phase, options),
-      verify: (options) => verifyPhase(phase, options),
-      replan: async (signed, act) =>
-        act.edited
-          ? writePlan(phase, await readEditedPlan(phase), 'edited by hand after approval', signed.plan)
-          : writePlan(
-              phase,
-              planWithTools(signed.plan, act.replan ?? { addTools: [], reason: 'no tools asked for' }),
-              `re-planned to add ${act.replan?.addTools.join(', ') ?? 'nothing'}: ${act.replan?.reason ?? ''}`,
-              signed.plan,
-            ),
+      gather: (options) => traced('gather', () => gatherPhase(phase, options)),
+      plan: () => traced('plan', () => planPhase(phase)),
+      approve: (signed) => traced('approve', () => approvePlan(phase, signed)),
+      act: (options) => traced('act', () => actPhase(phase, options)),
+      verify: (options) => traced('verify', () => verifyPhase(phase, options)),
+      replan: (signed, act) =>
+        traced('replan', async () =>
+          act.edited
+            ? writePlan(phase, await readEditedPlan(phase), 'edited by hand after approval', signed.plan)
+            : writePlan(
+                phase,
+                planWithTools(signed.plan, act.replan ?? { addTools: [], reason: 'no tools asked for' }),
+                `re-planned to add ${act.replan?.addTools.join(', ') ?? 'nothing'}: ${act.replan?.reason ?? ''}`,
+                signed.plan,
+              ),
+        ),
     },
   };
 }

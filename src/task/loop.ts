@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
+import { traceStep } from '../obs/agent-spans.ts';
 import type { AgentResult } from '../agent/types.ts';
 import type { JsonValue, Message } from '../core/messages.ts';
 import type { PromptSet } from '../prompts/prompt-set.ts';
@@ -106,7 +107,8 @@ export function createPhaseContext(host: LoopHost): PhaseContext {
     await session.files.ensureDir(session.paths.step(id));
     // Outputs are redacted once, here: the journal holds this copy and resume returns it. The file is a copy for
     // people, derived from the journal, and not fsynced (see restoreDerivedFiles).
-    const output = session.redact(await work(id));
+    const traced = { id, kind, taskId: session.spec.task_id };
+    const output = session.redact(await traceStep(traced, () => work(id)));
     await session.files.write(outputFile, stepOutputText(output));
     session.fold.finishedSteps.add(id);
     session.fold.stepOutputs.set(id, output);

@@ -4,6 +4,7 @@ import type { Processor } from '../agent/processors.ts';
 import type { ModelCatalog } from '../core/model-catalog.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { MemoryEvent, MemoryManager } from '../memory/memory-manager.ts';
+import type { Logger } from '../obs/logger.ts';
 import type { PromptPins } from '../prompts/prompt-set.ts';
 import type { PromptStore } from '../prompts/prompt-store.ts';
 import type { Policy } from '../policy/create-policy.ts';
@@ -20,6 +21,11 @@ import type { StateStore } from './state-store.ts';
 export type RunnerOptions = {
   /** The model; when absent, the spec's `model` string is used. */
   model?: ModelInput;
+  /**
+   * The structured log: one line per journal frame of every run (see `createLogger` in `agency/obs`). Give it the
+   * component, e.g. `createLogger({ component: 'runner' })` or `logger.child({ component: 'runner' })`.
+   */
+  logger?: Logger | undefined;
   /** The tools, or a function that builds them for a task folder (e.g. scoped to its `task/` and `progress/`). */
   tools?: readonly Tool[] | ((paths: TaskPaths) => readonly Tool[]);
   /**

@@ -1,6 +1,7 @@
 import { AgencyError } from '../core/errors.ts';
 import { createIdGenerator } from '../core/ids.ts';
 import { defaultRedactor } from '../core/redact.ts';
+import { type RunEnd, traceTask } from '../obs/agent-spans.ts';
 import type { StopReason } from './contracts/state.ts';
 import { finalizeRun } from './finalize.ts';
 import { type Loop, StepPause } from './loop.ts';
@@ -9,6 +10,7 @@ import { gatherPlanActVerify } from './loops/gather-plan-act-verify.ts';
 import { planActReflect } from './loops/plan-act-reflect.ts';
 import { type DoTaskResult, type ResultView, viewOf } from './result.ts';
 import { buildPhaseContext } from './run-context.ts';
+import { frameLogger } from './run-log.ts';
 import { runPrompts } from './run-prompts.ts';
 import { type Live, type RunnerCore, startRun, type TaskHandle, taskIdOf, type TaskRef } from './run-core.ts';
 import { type ResumeOptions, resumeRun } from './run-resume.ts';
@@ -96,6 +98,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       [gatherPlanActVerify, planActReflect(), ...(options.loops ?? [])].map((loop) => [loop.name, loop]),
     ),
   };
+  if (options.logger) core.listeners.add(frameLogger(options.logger));
   return {
     async doTask(root, spec = {}, { view = 'summary', signal } = {}) {
       const handle = await this.startTask(root, spec, signal ? { signal } : {});
@@ -135,6 +138,18 @@ async function executeRun(core: RunnerCore, task: TaskRef, stepLimit?: number): 
       'invalid_argument',
       `Task ${taskIdOf(task)} is not open in this runner: start it with startTask, or reopen it with resume`,
     );
+  const traced = { id: entry.session.spec.task_id, loop: entry.loop.name, redactor: core.redactor };
+  return traceTask(traced, () => runEntry(core, entry, stepLimit), taskEnd);
+}
+
+// What a governed run's span records of how it ended; a run paused by stepOnce has not ended.
+function taskEnd(outcome: StepOnceResult): RunEnd | undefined {
+  if (!outcome.done) return undefined;
+  const { finishReason, error, usage } = outcome.result;
+  return { finishReason, error, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+}
+
+async function runEntry(core: RunnerCore, entry: Live, stepLimit: number | undefined): Promise<StepOnceResult> {
   const { session } = entry;
   let lastStep = '';
   const wallTimer = wallClockTimer(session);

@@ -79,6 +79,11 @@ describe('agency worker, the process', () => {
       expect(record.stdout).toContain('"type":"result"');
       const log = await readFile(join(root, 'agents/w1/agent.log'), 'utf8');
       expect(log).toContain('"msg":"ready: executor claude scripted 1.0"');
+      const components = log
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { component?: string }).component);
+      expect(new Set(components)).toEqual(new Set(['worker']));
     } finally {
       await again.kill('SIGTERM');
     }

@@ -1,6 +1,6 @@
 // The real `agency serve` process: a task started with curl-like requests, approved over HTTP and finished, whose
 // task root has the shape of a CLI run's; and runs in flight across a kill -9 and a clean restart of the server.
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -78,13 +78,31 @@ describe('agency serve, the process', () => {
 
       // The same task through the CLI, approved with agency approve.
       const cliRoot = await makeTaskFolder(brief);
-      const run = cli(['run', cliRoot, '--model', modelSpec(), '--approvals', 'file']);
+      const cliLog = join(data, 'cli-run.log');
+      const run = cli(['run', cliRoot, '--model', modelSpec(), '--approvals', 'file', '--log-file', cliLog]);
       const cliRequest = await until(async () => {
         const { stdout } = await cli(['approvals', cliRoot, '--json']);
         return (JSON.parse(stdout) as Array<{ id: string }>)[0]?.id;
       });
       await cli(['approve', cliRoot, cliRequest, '--by', 'ana']);
-      expect((await run).code).toBe(0);
+      const ran = await run;
+      expect(ran.code).toBe(0);
+      // The structured logs carry their component: the server's and its runner's, and the CLI run's (off stdout).
+      const lines = async (file: string) =>
+        (await readFile(file, 'utf8'))
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { component?: string; task_id?: string; type?: string });
+      const serverLines = await lines(join(data, 'server', 'server.log'));
+      expect(new Set(serverLines.map((line) => line.component))).toEqual(new Set(['server', 'runner']));
+      expect(serverLines).toContainEqual(
+        expect.objectContaining({ component: 'runner', task_id: started.task_id, type: 'finish' }),
+      );
+      const cliLines = await lines(cliLog);
+      expect(cliLines.length).toBeGreaterThan(5);
+      expect(cliLines.every((line) => line.component === 'runner')).toBe(true);
+      expect(cliLines.at(-1)?.type).toBe('finish');
+      expect(ran.stdout).not.toContain('"component"');
       const served = join(data, 'tasks', started.task_id);
       expect(await shape(served)).toEqual(await shape(cliRoot));
       // And the CLI reads the served task as its own.

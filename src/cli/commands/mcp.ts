@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createMcpServer } from '../../mcp/mcp-server.ts';
-import { createLogger } from '../../obs/logger.ts';
+import { cliLogger } from '../cli-logger.ts';
 import { agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import { createTasksCapability } from '../../server/mcp/tasks-capability.ts';
 import type { Output } from '../render.ts';
@@ -24,7 +24,7 @@ export type McpCommandOptions = {
 export async function mcpCommand(options: McpCommandOptions, err: Output): Promise<number> {
   const root = options.root ? agencyRootAt(options.root) : agencyRoot();
   const logFile = options.logFile ?? join(root.server, 'mcp.log');
-  const logger = createLogger({ destination: logFile, name: 'agency-mcp' });
+  const logger = cliLogger(logFile, { component: 'mcp', name: 'agency-mcp' });
   const principal = options.as ?? process.env.USER ?? 'operator';
   const { service, models, operator } = await openOperatorService(options, root, logger);
   const server = createMcpServer({

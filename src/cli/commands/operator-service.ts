@@ -2,7 +2,7 @@ import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
 import { priceEntries } from '../../core/price-override.ts';
 import { requireApprovalFor } from '../../policy/tool-rules.ts';
 import type { AgencyRoot } from '../../config/agency-root.ts';
-import type { ServiceLogger } from '../../service/service-logger.ts';
+import type { Logger } from '../../obs/logger.ts';
 import { createTaskService, type TaskService } from '../../service/task-service.ts';
 import { checkTaskFolder } from '../../task/layout.ts';
 import { createRunner } from '../../task/runner.ts';
@@ -26,11 +26,12 @@ export type ServiceCommandOptions = {
 export async function openOperatorService(
   options: ServiceCommandOptions,
   root: AgencyRoot,
-  logger: ServiceLogger,
+  logger: Logger,
 ): Promise<{ service: TaskService; models: string[]; operator: OperatorSettings }> {
   const operator = await readOperatorSettings(options);
   const models = [...new Set([options.model ?? defaultModel(), ...(options.allowModel ?? [])])];
   const catalog = options.price?.length ? extendCatalog(priceEntries(options.price)) : undefined;
+  const runnerLogger = logger.child({ component: 'runner' });
   const service = await createTaskService({
     root,
     models,
@@ -48,6 +49,7 @@ export async function openOperatorService(
         tools: (taskPaths) => cliTaskTools(taskPaths, settings),
         policy: operatorPolicy(settings).extend(taskRules),
         warnings: operatorWarnings(settings),
+        logger: runnerLogger,
         ...(catalog ? { catalog } : {}),
       });
     },

@@ -94,6 +94,10 @@ function addRunOptions(command: Command): Command {
     )
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
     .option(
+      '--log-file <file>',
+      'also write the structured JSON log (component "runner") to this file, or - for stderr',
+    )
+    .option(
       '--memory <store>',
       'memory that outlives the run: sqlite:<path>, postgres://…, redis://… or zep://… (over "memory.store" of the config file)',
     )

@@ -64,7 +64,7 @@ export function registerServeCommand(program: Command, wrap: WrapAction, out: Ou
       'also serve the tasks over MCP (Streamable HTTP) on 127.0.0.1:<n>/mcp, with the same token (0 picks a free port)',
       port,
     )
-    .option('--log-file <file>', 'where the JSON log goes (default: <root>/server/server.log)')
+    .option('--log-file <file>', 'where the JSON log goes, or - for stderr (default: <root>/server/server.log)')
     .option(
       '--fleet-ports <from-to>',
       'the ports of 127.0.0.1 scanned for workers (default: $AGENCY_FLEET_PORTS, else 9000-9199; none: no scan)',
@@ -85,6 +85,9 @@ export function registerMcpCommand(program: Command, wrap: WrapAction, err: Outp
     .description('Serve governed tasks to an MCP client on stdio (Claude Desktop, an IDE) over tasks under AGENCY_ROOT')
     .option('--root <dir>', 'the data root (default: $AGENCY_ROOT, else ~/.agency)')
     .option('--as <name>', 'the name decisions made over MCP are signed with (default: $USER)');
-  modelOptions(mcp).option('--log-file <file>', 'where the JSON log goes (default: <root>/server/mcp.log)');
+  modelOptions(mcp).option(
+    '--log-file <file>',
+    'where the JSON log goes, or - for stderr (default: <root>/server/mcp.log)',
+  );
   operatorOptions(mcp).action(wrap(async (options) => (await import('./mcp.ts')).mcpCommand(options, err)));
 }

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../../core/errors.ts';
 import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
+import { cliLogger } from '../cli-logger.ts';
 import { priceEntries } from '../../core/price-override.ts';
 import type { StopReason } from '../../task/contracts/state.ts';
 import { recordModel } from '../../model/cassette/record-model.ts';
@@ -31,6 +32,8 @@ export type RunCommandOptions = {
   maxTime?: number;
   view?: ResultView;
   json?: boolean;
+  /** Where the structured log goes (`-`: stderr); none without it. */
+  logFile?: string;
   record?: string;
   /** A model object to use instead of `model` (for programs that embed the CLI, such as the demo). */
   modelObject?: LanguageModelV4;
@@ -136,6 +139,7 @@ async function runWith(root: string, { options, mode, out, settings, modelSpec, 
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...promptOptions(options),
     ...(memory ? { memory } : {}),
+    ...(options.logFile ? { logger: cliLogger(options.logFile, { component: 'runner', name: 'agency-run' }) } : {}),
   });
   const view = createProgressView(
     out,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger } from '../../obs/logger.ts';
+import { cliLogger } from '../cli-logger.ts';
 import { type AgencyRoot, agencyRoot, agencyRootAt } from '../../config/agency-root.ts';
 import type { ServiceLogger } from '../../service/service-logger.ts';
 import type { TaskService } from '../../service/task-service.ts';
@@ -38,10 +38,10 @@ const PRINCIPAL = 'operator';
 export async function serveCommand(options: ServeCommandOptions, out: Output): Promise<number> {
   const root = options.root ? agencyRootAt(options.root) : agencyRoot();
   const fleet = serveFleet(options);
-  const logger = createLogger({
-    level: options.logLevel ?? 'info',
-    destination: options.logFile ?? join(root.server, 'server.log'),
+  const logger = cliLogger(options.logFile ?? join(root.server, 'server.log'), {
+    component: 'server',
     name: 'agency-serve',
+    level: options.logLevel,
   });
   const { service, models, operator } = await openOperatorService(options, root, logger);
   const dashboard = join(import.meta.dirname, '../../../web/dist');

@@ -137,6 +137,7 @@ async function openInstance(options: StartWorkerOptions) {
     level: config.logLevel,
     destination: rollingFile(join(config.instanceDir, 'agent.log')),
     name: `agency-worker:${config.name}`,
+    component: 'worker',
     redactor,
   });
   const credentials = await loadInstanceCredentials(root, config.credentials, config.file, {

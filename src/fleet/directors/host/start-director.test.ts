@@ -127,7 +127,13 @@ describe('the director host', () => {
       name: 'counter',
       state: { runs: 1 },
     });
-    expect(await readFile(join(root, 'directors/counter/director.log'), 'utf8')).toContain('run 1');
+    const log = await readFile(join(root, 'directors/counter/director.log'), 'utf8');
+    expect(log).toContain('run 1');
+    const components = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { component?: string }).component);
+    expect(new Set(components)).toEqual(new Set(['director:counter']));
   });
 
   it('resumes from state.json on the next start', async () => {

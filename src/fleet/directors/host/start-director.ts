@@ -81,6 +81,7 @@ export async function startDirector(options: StartDirectorOptions): Promise<Runn
     level: config.log_level,
     destination: rollingFile(join(dir, 'director.log')),
     name: `agency-director:${config.name}`,
+    component: `director:${config.name}`,
     redactor,
   });
   const lifecycle = createLifecycleLog({ logger, redactor, now: () => timers.now() });
