@@ -66,11 +66,29 @@ function needlesFor(call: MeteredCall, sources: OverheadSources, answers: string
   add(sources.brief, 'brief');
   for (const tool of call.tools ?? []) if (tool.type === 'function' && tool.description) add(tool.description, 'tools');
   for (const input of sources.inputs) add(input, 'content');
-  for (const answer of answers) add(answer, 'content');
+  for (const answer of answers) for (const text of [answer, ...jsonStrings(answer)]) add(text, 'content');
   for (const message of call.prompt)
     if (message.role === 'assistant')
       for (const part of message.content) if (part.type === 'text') add(part.text, 'content');
   return needles;
+}
+
+// A structured answer (a plan, a judgement) is quoted by its values, not as JSON: its strings are the model's too.
+function jsonStrings(answer: string): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(answer);
+  } catch {
+    return [];
+  }
+  const strings: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === 'string') strings.push(node);
+    else if (Array.isArray(node)) node.forEach(walk);
+    else if (typeof node === 'object' && node !== null) Object.values(node).forEach(walk);
+  };
+  walk(value);
+  return strings;
 }
 
 // Characters by origin, in the order of NAMES.

@@ -25,7 +25,7 @@ export type EvalSuite = { dir: string; cases: EvalCase[] };
  * Reads an eval suite and checks every case before anything runs: each has `task/brief.md` and `expect.yaml` (valid,
  * no unknown fields), and no link under it leads outside the suite.
  *
- * @throws AgencyError `invalid_config` naming the folder or file and field, or `path_symlink_escape` naming the link.
+ * @throws AgencyError `invalid_config` naming the folder, file and field, or the link that leads out of the suite.
  */
 export async function loadSuite(dir: string): Promise<EvalSuite> {
   const root = await realpath(dir).catch((cause: unknown) => {
@@ -64,7 +64,7 @@ async function checkLinks(root: string, path: string, seen = new Set<string>()):
     const target = await realpath(path).catch(() => undefined);
     if (target === undefined || !(target === root || target.startsWith(root + sep)))
       throw new AgencyError(
-        'path_symlink_escape',
+        'invalid_config',
         `${path} is a link that leads outside the eval suite ${root}; a suite may link only to its own files`,
         { details: { path } },
       );

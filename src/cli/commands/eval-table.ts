@@ -31,7 +31,7 @@ function cells(name: string, result: string, finish: string, item: Pick<CaseRepo
 /** One line as a case ends, while the others run. */
 export function formatCaseLine(item: CaseReport, out: Output): string {
   const colour = item.status === 'passed' ? 'green' : item.status === 'failed' ? 'red' : 'dim';
-  return `  ${paint(out, colour, item.status)} ${item.name} (${(item.metrics.wallMs / 1000).toFixed(1)} s)\n`;
+  return `  ${paint(out, colour, item.status)} ${printable(item.name)} (${(item.metrics.wallMs / 1000).toFixed(1)} s)\n`;
 }
 
 /**
@@ -40,7 +40,7 @@ export function formatCaseLine(item: CaseReport, out: Output): string {
  */
 export function formatEvalTable(report: EvalReport, out: Output): string {
   const { totals } = report;
-  const rows = report.cases.map((item) => cells(item.name, item.status, item.finishReason ?? '-', item));
+  const rows = report.cases.map((item) => cells(printable(item.name), item.status, item.finishReason ?? '-', item));
   const ran = totals.cases - totals.skipped;
   rows.push(cells('total', `${totals.passed}/${ran} (${pct(totals.successRate)})`, '', totals));
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -65,22 +65,28 @@ export function formatEvalTable(report: EvalReport, out: Output): string {
   return lines.join('');
 }
 
+// A run that failed with an error fails most checks after it; the error alone says why.
 function failureLines(cases: CaseReport[]): string[] {
   const lines: string[] = [];
   for (const item of cases) {
     if (item.status === 'passed') continue;
-    if (item.error)
-      lines.push(
-        `${item.status === 'skipped' ? '' : '✗ '}${item.error.startsWith(item.name) ? '' : `${item.name}: `}${item.error}\n`,
-      );
-    for (const check of item.checks) if (!check.passed) lines.push(`✗ ${item.name}: ${check.name}: ${check.detail}\n`);
+    const mark = item.status === 'skipped' ? '-' : '✗';
+    if (item.error) lines.push(`${mark} ${item.error.startsWith(item.name) ? '' : `${item.name}: `}${item.error}\n`);
+    else
+      for (const check of item.checks)
+        if (!check.passed) lines.push(`${mark} ${item.name}: ${check.name}: ${check.detail}\n`);
   }
-  return lines.length > 0 ? ['\n', ...lines] : [];
+  return lines.length > 0 ? ['\n', ...lines.map(printable)] : [];
+}
+
+// A case's name is a folder name and its error may quote a model: neither may send control sequences to a terminal.
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?');
 }
 
 /** The regressions found by `--compare`, or that there are none. */
 export function formatRegressions(regressions: Regression[], file: string, out: Output): string {
   if (regressions.length === 0) return `No regressions against ${file}.\n`;
-  const lines = regressions.map((item) => `  ${item.case}: ${item.detail}\n`);
+  const lines = regressions.map((item) => printable(`  ${item.case}: ${item.detail}\n`));
   return `${paint(out, 'red', `${regressions.length} regression(s) against ${file}:`)}\n${lines.join('')}`;
 }

@@ -101,7 +101,7 @@ function modelOf(evalCase: EvalCase, options: EvalCommandOptions): LanguageModel
   else
     throw new AgencyError(
       'cassette_not_found',
-      `case "${evalCase.name}" has no ${evalCase.cassette}: record one with --model <spec> --record, or pass --model`,
+      `no cassette at ${evalCase.cassette}: record one with --model <spec> --record, or pass --model to run live`,
     );
   return options.record ? recordModel(model, evalCase.cassette) : model;
 }
