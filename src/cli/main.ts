@@ -6,7 +6,7 @@ import {
   registerInspectCommands,
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
-import { registerEvalCommand } from './commands/eval-command.ts';
+import { registerEvalCommand } from './commands/register-eval-command.ts';
 import { registerMemoryCommand } from './commands/register-memory-command.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
 import {

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AgencyError } from '../../core/errors.ts';
 import { extendCatalog, type ModelPrice } from '../../core/model-catalog.ts';
@@ -108,10 +108,12 @@ function modelOf(evalCase: EvalCase, options: EvalCommandOptions): LanguageModel
 
 async function writeReports(report: EvalReport, regressions: Regression[], options: EvalCommandOptions, out: Output) {
   if (options.json) {
+    await mkdir(dirname(options.json), { recursive: true });
     await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
     out.write(`Wrote ${options.json}${report.interrupted ? ' (partial: the eval was interrupted)' : ''}\n`);
   }
   if (options.html) {
+    await mkdir(dirname(options.html), { recursive: true });
     await writeFile(options.html, renderEvalHtml(report, regressions));
     out.write(`Wrote ${options.html}${report.interrupted ? ' (partial: the eval was interrupted)' : ''}\n`);
   }
