@@ -1,5 +1,5 @@
 import type { Regression } from './compare.ts';
-import type { CaseReport, EvalReport } from './report.ts';
+import { type CaseReport, type EvalReport, formatShare, formatUsd } from './report.ts';
 
 /** Text made safe for HTML content and for attribute values in double quotes. */
 export function escapeHtml(text: string): string {
@@ -32,10 +32,10 @@ pre{white-space:pre-wrap;background:#f6f6f6;padding:.5rem}
 <h1>${escapeHtml(title)}</h1>
 <p>Model <b>${escapeHtml(report.model)}</b>, ${escapeHtml(report.startedAt)} to ${escapeHtml(report.completedAt)}.
 ${report.interrupted ? '<b class="failed">Interrupted: this report is partial.</b>' : ''}</p>
-<p><b>${totals.passed}/${totals.cases - totals.skipped}</b> passed (${pct(totals.successRate)}), ${totals.skipped} skipped;
-${totals.metrics.inputTokens} input and ${totals.metrics.outputTokens} output tokens, cost ${cost(totals.metrics.costUsd)},
-${totals.metrics.steps} steps, ${totals.metrics.approvals} approvals; framework overhead ${pct(totals.overhead.share)}
-(goal ≤ ${pct(report.overheadGoal)}).</p>
+<p><b>${totals.passed}/${totals.cases - totals.skipped}</b> passed (${formatShare(totals.successRate)}), ${totals.skipped} skipped;
+${totals.metrics.inputTokens} input and ${totals.metrics.outputTokens} output tokens, cost ${formatUsd(totals.metrics.costUsd)},
+${totals.metrics.steps} steps, ${totals.metrics.approvals} approvals; framework overhead ${formatShare(totals.overhead.share)}
+(goal ≤ ${formatShare(report.overheadGoal)}).</p>
 ${regressionsHtml(regressions)}
 ${casesTable(report.cases)}
 <h2>Transcript tokens by origin</h2>
@@ -48,21 +48,13 @@ ${failuresHtml(report.cases)}
 `;
 }
 
-function pct(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
-}
-
-function cost(usd: number | null): string {
-  return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
-}
-
 function casesTable(cases: CaseReport[]): string {
   const rows = cases.map(
     (item) =>
       `<tr><td>${escapeHtml(item.name)}</td><td class="${item.status}">${item.status}</td>` +
       `<td>${escapeHtml(item.finishReason ?? '-')}</td><td>${item.metrics.inputTokens}/${item.metrics.outputTokens}</td>` +
-      `<td>${cost(item.metrics.costUsd)}</td><td>${item.metrics.steps}</td><td>${item.metrics.modelCalls}</td>` +
-      `<td>${(item.metrics.wallMs / 1000).toFixed(1)} s</td><td>${item.metrics.approvals}</td><td>${pct(item.overhead.share)}</td></tr>`,
+      `<td>${formatUsd(item.metrics.costUsd)}</td><td>${item.metrics.steps}</td><td>${item.metrics.modelCalls}</td>` +
+      `<td>${(item.metrics.wallMs / 1000).toFixed(1)} s</td><td>${item.metrics.approvals}</td><td>${formatShare(item.overhead.share)}</td></tr>`,
   );
   return `<table><thead><tr><th>case</th><th>result</th><th>finish</th><th>tokens in/out</th><th>cost</th><th>steps</th>
 <th>calls</th><th>time</th><th>approvals</th><th>overhead</th></tr></thead><tbody>
@@ -98,11 +90,11 @@ function overheadChart(report: EvalReport): string {
   const scale = (share: number) => LABEL + (share / most) * BAR_WIDTH;
   const rows = report.cases.map((item, row) => {
     const over = item.overhead.share > report.overheadGoal;
-    return `${rowLabel(item.name, row)}<rect x="${LABEL}" y="${row * ROW + 4}" width="${(scale(item.overhead.share) - LABEL).toFixed(1)}" height="${ROW - 8}" fill="${over ? '#d9534f' : '#7cc47c'}"/><text x="${(scale(item.overhead.share) + 6).toFixed(1)}" y="${row * ROW + 15}">${pct(item.overhead.share)}</text>`;
+    return `${rowLabel(item.name, row)}<rect x="${LABEL}" y="${row * ROW + 4}" width="${(scale(item.overhead.share) - LABEL).toFixed(1)}" height="${ROW - 8}" fill="${over ? '#d9534f' : '#7cc47c'}"/><text x="${(scale(item.overhead.share) + 6).toFixed(1)}" y="${row * ROW + 15}">${formatShare(item.overhead.share)}</text>`;
   });
   const goal = scale(report.overheadGoal).toFixed(1);
   rows.push(
-    `<line x1="${goal}" x2="${goal}" y1="0" y2="${report.cases.length * ROW}" stroke="#333" stroke-dasharray="4 3"/><text x="${goal}" y="${report.cases.length * ROW + 14}">goal ${pct(report.overheadGoal)}</text>`,
+    `<line x1="${goal}" x2="${goal}" y1="0" y2="${report.cases.length * ROW}" stroke="#333" stroke-dasharray="4 3"/><text x="${goal}" y="${report.cases.length * ROW + 14}">goal ${formatShare(report.overheadGoal)}</text>`,
   );
   return svg(report.cases.length + 1, rows, 'framework overhead per case against the goal');
 }

@@ -71,3 +71,13 @@ export type CaseReport = z.infer<typeof caseReportSchema>;
 export type RunMetrics = z.infer<typeof runMetricsSchema>;
 /** An eval report (`agency.eval.v1`). */
 export type EvalReport = z.infer<typeof evalReportSchema>;
+
+/** A share as a percentage with one decimal, as the reports print it: `0.136` is `13.6%`. */
+export function formatShare(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** US dollars to four decimals, as the reports print them, or `unknown` without a price. */
+export function formatUsd(usd: number | null): string {
+  return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
+}

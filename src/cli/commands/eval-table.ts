@@ -1,16 +1,8 @@
 import type { Regression } from '../../eval/compare.ts';
-import type { CaseReport, EvalReport } from '../../eval/report.ts';
+import { type CaseReport, type EvalReport, formatShare, formatUsd } from '../../eval/report.ts';
 import { paint, type Output } from '../render.ts';
 
 const HEADER = ['case', 'result', 'finish', 'tokens in/out', 'cost', 'steps', 'calls', 'time', 'approvals', 'overhead'];
-
-function pct(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
-}
-
-function cost(usd: number | null): string {
-  return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
-}
 
 function cells(name: string, result: string, finish: string, item: Pick<CaseReport, 'metrics' | 'overhead'>) {
   const { metrics } = item;
@@ -19,12 +11,12 @@ function cells(name: string, result: string, finish: string, item: Pick<CaseRepo
     result,
     finish,
     `${metrics.inputTokens}/${metrics.outputTokens}`,
-    cost(metrics.costUsd),
+    formatUsd(metrics.costUsd),
     String(metrics.steps),
     String(metrics.modelCalls),
     `${(metrics.wallMs / 1000).toFixed(1)} s`,
     String(metrics.approvals),
-    pct(item.overhead.share),
+    formatShare(item.overhead.share),
   ];
 }
 
@@ -42,7 +34,7 @@ export function formatEvalTable(report: EvalReport, out: Output): string {
   const { totals } = report;
   const rows = report.cases.map((item) => cells(printable(item.name), item.status, item.finishReason ?? '-', item));
   const ran = totals.cases - totals.skipped;
-  rows.push(cells('total', `${totals.passed}/${ran} (${pct(totals.successRate)})`, '', totals));
+  rows.push(cells('total', `${totals.passed}/${ran} (${formatShare(totals.successRate)})`, '', totals));
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   const line = (row: string[]) =>
     `${row
@@ -55,8 +47,8 @@ export function formatEvalTable(report: EvalReport, out: Output): string {
     line(HEADER),
     ...rows.map(line),
     '\n',
-    `Framework overhead: ${pct(totals.overhead.share)} of ${totals.overhead.transcriptTokens} transcript tokens ` +
-      `(${totals.overhead.parts.framework} added by agency; goal ≤ ${pct(report.overheadGoal)}` +
+    `Framework overhead: ${formatShare(totals.overhead.share)} of ${totals.overhead.transcriptTokens} transcript tokens ` +
+      `(${totals.overhead.parts.framework} added by agency; goal ≤ ${formatShare(report.overheadGoal)}` +
       `${over ? paint(out, 'yellow', ', over the goal') : ''})\n`,
   ];
   if (report.interrupted)
