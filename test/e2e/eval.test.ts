@@ -183,10 +183,15 @@ describe('agency eval on malformed suites', () => {
     expect(html).toContain('x&#60;img src=x onerror=alert(1)&#62;');
   });
 
-  it('needs --model to --record', async () => {
-    const run = await cli(['eval', await suiteOf('release-notes'), '--record'], await env());
+  it('needs --model to --record, and refuses a bad --model once, before any case runs', async () => {
+    const suite = await suiteOf('release-notes');
+    const run = await cli(['eval', suite, '--record'], await env());
     expect(run.stderr).toBe('agency: --record needs --model: the model whose answers to record\n');
     expect(run.code).toBe(2);
+    const bad = await cli(['eval', suite, '--model', 'bogus:x'], await env());
+    expect(bad.stderr).toMatch(/^agency: Model spec "bogus:x" is invalid/);
+    expect(bad.stdout).toBe('');
+    expect(bad.code).toBe(2);
   });
 });
 

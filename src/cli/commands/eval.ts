@@ -15,7 +15,7 @@ import { recordModel } from '../../model/cassette/record-model.ts';
 import { resolveModelOrReplay } from '../../model/cassette/resolve-or-replay.ts';
 import { checkTaskFolder } from '../../task/layout.ts';
 import { EXIT } from '../exit-codes.ts';
-import { readOperatorSettings } from '../operator-config.ts';
+import { type OperatorSettings, readOperatorSettings } from '../operator-config.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
 import type { Output } from '../render.ts';
 import { stopOnSignals } from '../signals.ts';
@@ -49,6 +49,8 @@ export async function evalCommand(suiteDir: string, options: EvalCommandOptions,
   // Read before anything runs, so a bad file to compare with costs no run.
   const previous = options.compare ? await readEvalReport(options.compare) : undefined;
   const operator = await readOperatorSettings(options.config ? { config: options.config } : {});
+  // A bad spec or a missing API key is a usage error, said once, not a failure of every case.
+  if (options.model) resolveModelOrReplay(options.model);
   const workDir = options.workDir ? resolve(options.workDir) : await mkdtemp(join(tmpdir(), 'agency-eval-'));
   await mkdir(workDir, { recursive: true });
   const controller = new AbortController();
@@ -64,23 +66,7 @@ export async function evalCommand(suiteDir: string, options: EvalCommandOptions,
       signal: controller.signal,
       names: { suite: relative(process.cwd(), suite.dir) || '.', model: modelName },
       onCase: (item) => out.write(formatCaseLine(item, out)),
-      setup: async (evalCase, root): Promise<CaseRunSetup> => {
-        const paths = await checkTaskFolder(root);
-        const settings = narrowToOperator(operator, await readTaskConfig(paths), taskConfigPath(paths));
-        return {
-          model: modelOf(evalCase, options),
-          spec: {
-            model: options.model ?? `replay:${evalCase.cassette}`,
-            ...(settings.requireTools.length > 0 ? { approvals: { requireTools: settings.requireTools } } : {}),
-          },
-          runner: {
-            tools: (taskPaths) => cliTaskTools(taskPaths, settings),
-            policy: operatorPolicy(settings),
-            warnings: operatorWarnings(settings),
-            ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
-          },
-        };
-      },
+      setup: caseSetup(operator, options),
     });
   } finally {
     removeSignalHandlers();
@@ -91,6 +77,28 @@ export async function evalCommand(suiteDir: string, options: EvalCommandOptions,
   out.write(formatEvalTable(report, out));
   if (previous) out.write(formatRegressions(regressions, options.compare ?? '', out));
   return exitCodeOf(report, regressions);
+}
+
+// Each case's copy runs as `agency run` would run it: the operator's settings narrowed by the task's agency.json.
+// The operator's memory store is not opened: a case remembers nothing of another, or of an earlier eval.
+function caseSetup(operator: OperatorSettings, options: EvalCommandOptions) {
+  return async (evalCase: EvalCase, root: string): Promise<CaseRunSetup> => {
+    const paths = await checkTaskFolder(root);
+    const settings = narrowToOperator(operator, await readTaskConfig(paths), taskConfigPath(paths));
+    return {
+      model: modelOf(evalCase, options),
+      spec: {
+        model: options.model ?? `replay:${evalCase.cassette}`,
+        ...(settings.requireTools.length > 0 ? { approvals: { requireTools: settings.requireTools } } : {}),
+      },
+      runner: {
+        tools: (taskPaths) => cliTaskTools(taskPaths, settings),
+        policy: operatorPolicy(settings),
+        warnings: operatorWarnings(settings),
+        ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
+      },
+    };
+  };
 }
 
 function modelOf(evalCase: EvalCase, options: EvalCommandOptions): LanguageModelV4 {
