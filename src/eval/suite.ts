@@ -1,5 +1,5 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { AgencyError } from '../core/errors.ts';
 import { EXPECT_FILE, type Expectation, readExpectation } from './expect.ts';
 
@@ -55,28 +55,27 @@ async function loadCase(root: string, name: string): Promise<EvalCase> {
   return { name, dir, expect, cassette, hasCassette };
 }
 
-// A case is copied before it runs, so a link under it would bring whatever it points at into the run: every link
-// must resolve inside the suite.
-// A link to a folder inside the suite is checked through (once: links may form a loop).
-async function checkLinks(root: string, path: string, seen = new Set<string>()): Promise<void> {
+// A case is copied before it runs, following links, so a link under it would bring whatever it points at into the
+// run: every link must be to a file of the suite. A link to a folder is refused too: links between folders can make
+// a loop, which the copy would follow without end.
+async function checkLinks(root: string, path: string): Promise<void> {
   const info = await lstat(path);
   if (info.isSymbolicLink()) {
     const target = await realpath(path).catch(() => undefined);
-    if (target === undefined || !(target === root || target.startsWith(root + sep)))
+    if (target === undefined || !target.startsWith(root + sep))
       throw new AgencyError(
         'invalid_config',
         `${path} is a link that leads outside the eval suite ${root}; a suite may link only to its own files`,
         { details: { path } },
       );
-    if (seen.has(target) || !(await stat(target)).isDirectory()) return;
-    seen.add(target);
-    return checkLinks(root, target, seen);
+    if ((await stat(target)).isDirectory())
+      throw new AgencyError(
+        'invalid_config',
+        `${path} is a link to a folder; a case may link only to files (copy the folder, or link its files)`,
+        { details: { path } },
+      );
+    return;
   }
   if (!info.isDirectory()) return;
-  for (const entry of await readdir(path)) await checkLinks(root, join(path, entry), seen);
-}
-
-/** A path inside the suite, as reports show it. */
-export function suitePath(suite: EvalSuite, path: string): string {
-  return relative(suite.dir, path) || '.';
+  for (const entry of await readdir(path)) await checkLinks(root, join(path, entry));
 }
