@@ -18,6 +18,8 @@ export const EXIT = {
   busy: 6,
   /** The fleet failed: no worker found, or one did not answer, answered outside its API, or was lost mid-task. */
   fleet: 7,
+  /** `agency eval --compare`: a case that passed no longer does, or its tokens, cost or time rose past the threshold. */
+  regression: 8,
 } as const;
 
 /** The exit code for how a run ended. */

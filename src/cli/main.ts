@@ -6,6 +6,7 @@ import {
   registerInspectCommands,
   registerStopCommand,
 } from './commands/register-inspect-commands.ts';
+import { registerEvalCommand } from './commands/register-eval-command.ts';
 import { registerMemoryCommand } from './commands/register-memory-command.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
 import {
@@ -45,6 +46,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerValidateCommand(program, wrap, out, err);
   registerTaskCommand(program, wrap, out, err);
   registerFleetCommands(program, wrap, out);
+  registerEvalCommand(program, wrap, out);
   return program;
 }
 
@@ -78,7 +80,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 // Commands that drive a run: a closed pipe must not abandon it.
-const RUNNING_COMMANDS = new Set(['run', 'resume', 'task']);
+const RUNNING_COMMANDS = new Set(['run', 'resume', 'task', 'eval']);
 
 // `agency tail R | head -1`: once the reader is gone, there is nobody to tell; end at once, without a stack trace.
 // `agency run … | head -1` is different: the run goes on to its end (the journal has every event), its output is

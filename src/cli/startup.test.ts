@@ -54,6 +54,7 @@ describe('agency start-up', () => {
       'fleet',
       'shutdown',
       'kill',
+      'eval',
     ].map((command) => [[command], command] as [string[], string]),
   ])('%j --help prints what it always has', async (args, fixture) => {
     const { stdout } = await exec(process.execPath, [agency, ...args, '--help']);

@@ -1,0 +1,4 @@
+// Turns a title into a URL slug.
+export function slugify(title) {
+  return title.toLowerCase().replace(/ /g, '-');
+}
