@@ -135,7 +135,50 @@ export type AgentEvent =
   | { type: 'warning'; message: string }
   | { type: 'suspended'; id: string; payload: JsonValue }
   | { type: 'finish'; result: AgentResult }
-  | { type: 'error'; error: { code: ErrorCode; message: string } };
+  | { type: 'error'; error: { code: ErrorCode; message: string } }
+  | AgentStartEvent
+  | AgentFinishEvent
+  | NestedAgentEvent;
+
+/** Where a delegation sits: the agents from the outermost network down to the sub-agent, and how deep that is. */
+export type DelegationPlace = {
+  /** The sub-agent's name. */
+  agent: string;
+  /** The sub-agent's run id (`run_…`). */
+  runId: string;
+  /** The run id of the network that delegated. */
+  parentRunId: string;
+  /** Agent names from the outermost network to the sub-agent, e.g. `['team', 'researcher']`. */
+  path: string[];
+  /** 1 for a network's own sub-agents, 2 for theirs, and so on. */
+  depth: number;
+};
+
+/** A network handed a task to a sub-agent. */
+export type AgentStartEvent = DelegationPlace & {
+  type: 'agent-start';
+  /** The router's tool call that delegated. */
+  toolCallId: string;
+  input: string;
+  startedAt: string;
+};
+
+/** A sub-agent's run ended (it may have suspended; see `finishReason`). */
+export type AgentFinishEvent = DelegationPlace & {
+  type: 'agent-finish';
+  toolCallId: string;
+  finishReason: AgentFinishReason;
+  /** Tokens and cost of the sub-agent's run, its own delegations included. */
+  usage: Usage;
+  durationMs: number;
+  error?: { code: ErrorCode; message: string };
+};
+
+/** An event of a sub-agent's run, forwarded to the network's listeners with where it came from. */
+export type NestedAgentEvent = Omit<DelegationPlace, 'parentRunId'> & {
+  type: 'agent-event';
+  event: Exclude<AgentEvent, AgentStartEvent | AgentFinishEvent | NestedAgentEvent | { type: 'finish' }>;
+};
 
 /** The events of a streamed run, and its result. */
 export type AgentStream<OBJECT = unknown> = AsyncIterable<AgentEvent> & {
