@@ -253,6 +253,7 @@ const ENTRIES: Record<string, string[]> = {
     'startWorker',
     'workerConfigPath',
   ],
+  'agency/compose': ['DEFAULT_ROUTER_INSTRUCTIONS', 'Network', 'createNetwork'],
 };
 
 describe('package exports', () => {
