@@ -24,6 +24,7 @@ const LOCAL_ONLY = {
   record: 'a cassette records model calls where the run is; with --server, that is the server',
   prompts: 'prompt versions are read where the run is; with --server, that is the server',
   prompt: 'prompt versions are read where the run is; with --server, that is the server',
+  role: "roles apply to local runs; with --server, the server's operator sets the persona, tools and policy",
 };
 
 /**
