@@ -254,6 +254,7 @@ const ENTRIES: Record<string, string[]> = {
     'workerConfigPath',
   ],
   'agency/compose': ['DEFAULT_ROUTER_INSTRUCTIONS', 'Network', 'createNetwork'],
+  'agency/roles': ['BUILTIN_ROLES', 'BUILTIN_TOOL_NAMES', 'MAX_ROLE_FILE_BYTES', 'createRoleRegistry', 'defineRole'],
 };
 
 describe('package exports', () => {
