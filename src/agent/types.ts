@@ -137,7 +137,10 @@ export type AgentEvent =
   | { type: 'suspended'; id: string; payload: JsonValue }
   | { type: 'finish'; result: AgentResult }
   | { type: 'error'; error: { code: ErrorCode; message: string } }
-  | WorkflowEvent;
+  | WorkflowEvent
+  | AgentStartEvent
+  | AgentFinishEvent
+  | NestedAgentEvent;
 
 /** Events of a workflow run: its steps starting and finishing, a suspension, and its agent steps' own events. */
 export type WorkflowEvent =
@@ -158,6 +161,47 @@ export type WorkflowEvent =
   | { type: 'workflow-suspended'; workflow: string; step: string; payload: JsonValue }
   /** An event of the agent an agent step runs, as that agent emitted it. */
   | { type: 'workflow-step-event'; workflow: string; step: string; event: AgentEvent };
+
+/** Where a delegation sits: the agents from the outermost network down to the sub-agent, and how deep that is. */
+export type DelegationPlace = {
+  /** The sub-agent's name. */
+  agent: string;
+  /** The sub-agent's run id (`run_…`). */
+  runId: string;
+  /** The run id of the network that delegated. */
+  parentRunId: string;
+  /** Agent names from the outermost network to the sub-agent, e.g. `['team', 'researcher']`. */
+  path: string[];
+  /** 1 for a network's own sub-agents, 2 for theirs, and so on. */
+  depth: number;
+};
+
+/** A network handed a task to a sub-agent. */
+export type AgentStartEvent = DelegationPlace & {
+  type: 'agent-start';
+  /** The router's tool call that delegated. */
+  toolCallId: string;
+  input: string;
+  startedAt: string;
+};
+
+/** A sub-agent's run ended (it may have suspended; see `finishReason`). */
+export type AgentFinishEvent = DelegationPlace & {
+  type: 'agent-finish';
+  toolCallId: string;
+  finishReason: AgentFinishReason;
+  /** Tokens and cost of the sub-agent's run, its own delegations included. */
+  usage: Usage;
+  durationMs: number;
+  error?: { code: ErrorCode; message: string };
+};
+
+/** An event of a sub-agent's run, forwarded to the network's listeners with where it came from. */
+export type NestedAgentEvent = Omit<DelegationPlace, 'parentRunId'> & {
+  type: 'agent-event';
+  /** Never a delegation event nor `finish`: a nested network's own delegations are forwarded unwrapped. */
+  event: AgentEvent;
+};
 
 /** The events of a streamed run, and its result. */
 export type AgentStream<OBJECT = unknown> = AsyncIterable<AgentEvent> & {

@@ -72,6 +72,8 @@ export const startTaskRequestSchema = z
     model: z.string().min(1).max(500).optional(),
     /** @default 'gather-plan-act-verify' */
     loop: z.string().min(1).max(100).optional(),
+    /** A role of the server's roles registry (docs/roles.md): its persona, tools and budgets, under `budgets`. */
+    role: z.string().min(1).max(100).optional(),
     budgets: budgetsInput.optional(),
     approvals: z
       .object({

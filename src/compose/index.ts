@@ -15,3 +15,10 @@ export {
   type WorkflowOptions,
   type WorkflowStep,
 } from './workflow/index.ts';
+export {
+  createNetwork,
+  DEFAULT_ROUTER_INSTRUCTIONS,
+  Network,
+  type NetworkBudget,
+  type NetworkOptions,
+} from './network/index.ts';

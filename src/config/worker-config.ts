@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ExecutorKind } from '../fleet/api/worker-schemas.ts';
 import type { AgencyRoot } from './agency-root.ts';
 import { durationSchema } from './duration.ts';
+import { roleNameSchema } from '../roles/role.ts';
 import { readYamlConfig } from './yaml-file.ts';
 
 /** The log levels a config may set. */
@@ -67,6 +68,8 @@ export const workerConfigFileSchema = z
       executor: z.enum(WORKER_EXECUTORS, { error: `must be one of ${WORKER_EXECUTORS.join(', ')}` }),
       /** The default model; a task may ask for another. */
       model: z.string().min(1).max(200).optional(),
+      /** The `builtin` executor's role, from `AGENCY_ROOT/roles/` or the built-in ones (docs/roles.md). */
+      role: roleNameSchema.optional(),
       /** The default timeout of a task's run; a task may ask for another. @default '30m' */
       timeout: durationSchema({ min: 1_000, max: 86_400_000 }).default(30 * 60_000),
       /** The turns an executor may take per run. @default the executor's own */
@@ -94,7 +97,15 @@ export const workerConfigFileSchema = z
     { error: 'must be a map of fields, e.g. "port: 9000" and "executor: claude" on their own lines' },
   )
   .strict()
-  .superRefine(checkCredentialsAndEnv);
+  .superRefine(checkCredentialsAndEnv)
+  .superRefine((config, context) => {
+    if (config.role !== undefined && config.executor !== 'builtin')
+      context.addIssue({
+        code: 'custom',
+        path: ['role'],
+        message: `only the builtin executor takes a role; remove it, or use "executor: builtin"`,
+      });
+  });
 
 /**
  * Refuses two credentials mapped to one variable, an `env` entry that is a credential's variable, and an
@@ -153,6 +164,8 @@ export type WorkerConfig = {
   bind: string;
   executor: ExecutorKind;
   model: string | undefined;
+  /** The `builtin` executor's role. */
+  role?: string | undefined;
   timeoutMs: number;
   maxTurns: number | undefined;
   /** Absolute: `<session_dir>/<session_id>/` is each session's directory. */
@@ -198,6 +211,7 @@ export function resolveWorkerConfig(raw: z.output<typeof workerConfigFileSchema>
     bind: raw.bind,
     executor: raw.executor,
     model: raw.model,
+    role: raw.role,
     timeoutMs: raw.timeout,
     maxTurns: raw.max_turns,
     sessionDir: resolve(instanceDir, raw.session_dir),

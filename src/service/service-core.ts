@@ -11,6 +11,7 @@ import { type ServiceLogger, silentLogger } from './service-logger.ts';
 import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from './task-intake.ts';
 import { type LiveView, readTaskRecord, statusOf, type TaskRecord, writeTaskRequest } from './task-records.ts';
 import type { TaskServiceOptions } from './task-service.ts';
+import type { RoleRegistry } from '../roles/registry.ts';
 
 /** A listener of every journaled frame of the service's runs. */
 export type FrameListener = (frame: EventFrame, taskId: string) => void;
@@ -29,6 +30,7 @@ export type ServiceCore = {
   logger: ServiceLogger;
   limits: IntakeLimits;
   models: readonly string[];
+  roles: RoleRegistry | undefined;
   approvalModes: ReadonlyArray<'file' | 'auto'>;
   maxConcurrentRuns: number;
 };
@@ -62,6 +64,7 @@ export async function openServiceCore(options: TaskServiceOptions): Promise<Serv
     logger,
     limits: { ...DEFAULT_INTAKE_LIMITS, ...options.limits },
     models,
+    roles: options.roles,
     approvalModes: options.approvalModes ?? ['file'],
     maxConcurrentRuns,
   };

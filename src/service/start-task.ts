@@ -6,10 +6,12 @@ import { createTaskFolder, inlineFiles } from './task-intake.ts';
 import { goalOf, readTaskRecord, TASK_REQUEST_VERSION, taskSpecOf, writeTaskRequest } from './task-records.ts';
 import type { Principal } from './task-service.ts';
 import { resultOf } from './task-views.ts';
+import type { Role } from '../roles/role.ts';
 
 /** Creates a task from a request: its folder and request record, then its run is queued (or held for uploads). */
 export async function startTask(core: ServiceCore, request: StartTaskRequest, by: Principal): Promise<TaskAction> {
   const model = checkRequest(core, request);
+  const role = await requestedRole(core, request.role);
   const files = inlineFiles(request, core.limits);
   const id = core.newId('task');
   const taskRoot = taskRootOf(core, id);
@@ -22,7 +24,8 @@ export async function startTask(core: ServiceCore, request: StartTaskRequest, by
     hold: request.hold === true,
     model,
     goal: goalOf(request.brief, request.goal),
-    spec: taskSpecOf(request, model),
+    spec: withRoleBudgets(taskSpecOf(request, model), role),
+    ...(role ? { role: role.name } : {}),
     start_error: null,
   });
   const record = await readTaskRecord(taskRoot, id);
@@ -61,4 +64,28 @@ function checkRequest(core: ServiceCore, request: StartTaskRequest): string {
       { details: { field: 'approvals.mode', allowed: [...approvalModes] } },
     );
   return model;
+}
+
+// A role is checked against the service's registry before anything is written. The client is told which roles
+// there are, never where they live; a role file the operator got wrong is logged in full and reported briefly.
+async function requestedRole(core: ServiceCore, name: string | undefined): Promise<Role | undefined> {
+  if (name === undefined) return undefined;
+  const refuse = (message: string) =>
+    new AgencyError('invalid_argument', `role: ${message}`, { details: { field: 'role' } });
+  if (!core.roles) throw refuse('this server has no roles; leave "role" out');
+  try {
+    return await core.roles.get(name);
+  } catch (error) {
+    const wrapped = AgencyError.from(error);
+    const known = wrapped.details?.known;
+    if (Array.isArray(known)) throw refuse(`unknown role "${name.slice(0, 100)}"; the roles are ${known.join(', ')}`);
+    if (wrapped.code === 'invalid_argument') throw refuse(wrapped.message);
+    core.logger.error({ err: wrapped, role: name }, 'role file invalid');
+    throw refuse(`the role "${name}" cannot be read on this server; its operator can see why in the server log`);
+  }
+}
+
+// The role's budgets, under those the request gave.
+function withRoleBudgets(spec: ReturnType<typeof taskSpecOf>, role: Role | undefined): ReturnType<typeof taskSpecOf> {
+  return role?.budgets ? { ...spec, budgets: { ...role.budgets, ...spec.budgets } } : spec;
 }

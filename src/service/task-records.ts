@@ -33,6 +33,8 @@ export const taskRequestSchema = z
     goal: z.string(),
     /** The runner's `TaskSpec` the run starts with. */
     spec: z.record(z.string(), z.unknown()),
+    /** The role the run takes its persona and tools from (docs/roles.md). */
+    role: z.string().optional(),
     /** Why the run could not start, when it could not. */
     start_error: z.object({ code: z.string(), message: z.string() }).strict().nullable(),
   })

@@ -10,6 +10,7 @@ import type {
   TaskSummary,
   UploadResult,
 } from '../api/schemas.ts';
+import type { RoleRegistry } from '../roles/registry.ts';
 import type { IdGenerator } from '../core/ids.ts';
 import type { ApprovalDecision } from '../task/contracts/approvals.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
@@ -47,6 +48,8 @@ export type TaskServiceOptions = {
   runnerFor(taskRoot: string): Promise<Runner>;
   /** The models clients may name; the first is the default. A model spec is never taken from a client unchecked. */
   models: readonly string[];
+  /** The roles clients may name (docs/roles.md); without it, a request naming a role is refused. */
+  roles?: RoleRegistry;
   /** The approval modes clients may ask for. @default ['file'] */
   approvalModes?: ReadonlyArray<'file' | 'auto'>;
   /** @default 4 */

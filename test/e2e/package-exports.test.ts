@@ -237,7 +237,15 @@ const ENTRIES: Record<string, string[]> = {
     'redactingStream',
     'rollingFile',
   ],
-  'agency/compose': ['Workflow', 'createWorkflow', 'resumeWorkflow', 'runWorkflow'],
+  'agency/compose': [
+    'DEFAULT_ROUTER_INSTRUCTIONS',
+    'Network',
+    'Workflow',
+    'createNetwork',
+    'createWorkflow',
+    'resumeWorkflow',
+    'runWorkflow',
+  ],
   'agency/credentials': ['callback', 'createCredentialBroker', 'env', 'file'],
   'agency/client': ['AgencyError', 'createClient'],
   'agency/server': [
@@ -261,6 +269,7 @@ const ENTRIES: Record<string, string[]> = {
     'startWorker',
     'workerConfigPath',
   ],
+  'agency/roles': ['BUILTIN_ROLES', 'BUILTIN_TOOL_NAMES', 'MAX_ROLE_FILE_BYTES', 'createRoleRegistry', 'defineRole'],
 };
 
 describe('package exports', () => {

@@ -18,7 +18,13 @@ export function textOf(message: ChatMessage): string {
 }
 
 /** What the server answers: text, or tool calls, for the request's phase and turn within it (and its messages). */
-export type PhaseAnswers = (phase: string, turn: number, messages: ChatMessage[]) => string | ToolCall[];
+export type PhaseAnswers = (
+  phase: string,
+  turn: number,
+  messages: ChatMessage[],
+  /** The names of the tools the request offers. */
+  tools?: string[],
+) => string | ToolCall[];
 
 /** The default answers: read the input, plan one write, write it, verify it. */
 export const summariseAnswers: PhaseAnswers = (phase, turn) => {
@@ -63,7 +69,10 @@ export async function startOpenAICompatibleServer(
         return;
       }
       served++;
-      const { messages } = JSON.parse(body) as { messages: ChatMessage[] };
+      const { messages, tools = [] } = JSON.parse(body) as {
+        messages: ChatMessage[];
+        tools?: Array<{ function: { name: string } }>;
+      };
       let phase = 'other';
       let turn = 0;
       for (let i = messages.length - 1; i >= 0; i--) {
@@ -75,7 +84,12 @@ export async function startOpenAICompatibleServer(
           break;
         }
       }
-      const answer = answers(phase, turn, messages);
+      const answer = answers(
+        phase,
+        turn,
+        messages,
+        tools.map((tool) => tool.function.name),
+      );
       const message =
         typeof answer === 'string'
           ? { role: 'assistant', content: answer }

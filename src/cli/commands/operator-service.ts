@@ -6,6 +6,11 @@ import type { Logger } from '../../obs/logger.ts';
 import { createTaskService, type TaskService } from '../../service/task-service.ts';
 import { checkTaskFolder } from '../../task/layout.ts';
 import { createRunner } from '../../task/runner.ts';
+import { createTaskFiles } from '../../task/fs/task-files.ts';
+import { readTaskRequest } from '../../service/task-records.ts';
+import { createRoleRegistry, type RoleRegistry } from '../../roles/registry.ts';
+import type { Role } from '../../roles/role.ts';
+import { roleTools } from '../role-options.ts';
 import { type OperatorFlags, type OperatorSettings, readOperatorSettings } from '../operator-config.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, taskConfigPath } from '../task-config.ts';
@@ -32,9 +37,11 @@ export async function openOperatorService(
   const models = [...new Set([options.model ?? defaultModel(), ...(options.allowModel ?? [])])];
   const catalog = options.price?.length ? extendCatalog(priceEntries(options.price)) : undefined;
   const runnerLogger = logger.child({ component: 'runner' });
+  const roles = createRoleRegistry(root.root);
   const service = await createTaskService({
     root,
     models,
+    roles,
     approvalModes: options.allowAutoApprovals ? ['file', 'auto'] : ['file'],
     maxConcurrentRuns: options.maxRuns ?? 4,
     logger,
@@ -45,8 +52,10 @@ export async function openOperatorService(
         settings.requireTools.length > 0
           ? [requireApprovalFor({ id: 'task:require-tools', tools: settings.requireTools })]
           : [];
+      const role = await taskRole(roles, taskRoot);
       return createRunner({
-        tools: (taskPaths) => cliTaskTools(taskPaths, settings),
+        tools: (taskPaths) => roleTools(cliTaskTools(taskPaths, settings), role),
+        ...(role ? { persona: role.persona } : {}),
         policy: operatorPolicy(settings).extend(taskRules),
         warnings: operatorWarnings(settings),
         logger: runnerLogger,
@@ -55,6 +64,12 @@ export async function openOperatorService(
     },
   });
   return { service, models, operator };
+}
+
+// The role a task was created with (its request record says), read again for each run so a resumed run keeps it.
+async function taskRole(roles: RoleRegistry, taskRoot: string): Promise<Role | undefined> {
+  const request = await readTaskRequest(createTaskFiles(taskRoot), taskRoot);
+  return request?.role === undefined ? undefined : roles.get(request.role);
 }
 
 function defaultModel(): string {

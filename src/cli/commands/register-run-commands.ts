@@ -98,6 +98,10 @@ function addRunOptions(command: Command): Command {
       'also write the structured JSON log (component "runner") to this file, or - for stderr',
     )
     .option(
+      '--role <name>',
+      'a role from $AGENCY_ROOT/roles/<name>.yaml or the built-in researcher, writer, reviewer: persona, tools, memory channel, policy and budgets (other flags override it)',
+    )
+    .option(
       '--memory <store>',
       'memory that outlives the run: sqlite:<path>, postgres://…, redis://… or zep://… (over "memory.store" of the config file)',
     )

@@ -41,6 +41,11 @@ export async function remoteRunCommand(
   const remote = connect(options, LOCAL_ONLY);
   if (mode === 'start') return follow(remote, await startTask(remote, root, options, out), 0, options, out, err);
   const id = taskIdArgument(root);
+  if (options.role !== undefined)
+    throw new AgencyError(
+      'invalid_argument',
+      '--role: a task on a server keeps the role it was started with; leave --role out',
+    );
   const after = (await remote.client.tasks.get(id)).last_seq;
   const budgets = budgetsOf(options);
   try {
@@ -61,6 +66,7 @@ async function startTask(remote: Remote, root: string, options: RemoteRunOptions
   const request: StartTaskRequest = {
     brief: sent.brief,
     ...(options.model ? { model: options.model } : {}),
+    ...(options.role ? { role: options.role } : {}),
     ...(options.approvals ? { approvals: { mode: options.approvals } } : {}),
     ...(budgets ? { budgets } : {}),
     // Files go up while the task is held, so the run starts with all of them.

@@ -19,6 +19,8 @@ import { runStopNotice, stopOnSignals } from '../signals.ts';
 import { type OperatorFlags, readOperatorSettings } from '../operator-config.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, type RunSettings, taskConfigPath } from '../task-config.ts';
+import type { Role } from '../../roles/role.ts';
+import { roleMemory, roleOf, roleTools, withRoleFlags } from '../role-options.ts';
 
 /** Options of `agency run` and `agency resume`. */
 export type RunCommandOptions = {
@@ -37,6 +39,8 @@ export type RunCommandOptions = {
   record?: string;
   /** A model object to use instead of `model` (for programs that embed the CLI, such as the demo). */
   modelObject?: LanguageModelV4;
+  /** A role from the roles registry (`AGENCY_ROOT/roles/`); the other flags override its presets. */
+  role?: string;
 } & OperatorFlags &
   PromptFlags;
 
@@ -100,20 +104,22 @@ function exitCodeForFinishedRun(error: unknown, root: string, out: Output): numb
 /** `agency run <root>` and `agency resume <root>`: run a task to the end, showing live progress. */
 export async function runCommand(
   root: string,
-  options: RunCommandOptions,
+  given: RunCommandOptions,
   mode: 'start' | 'resume',
   out: Output,
 ): Promise<number> {
   const paths = await checkTaskFolder(root);
+  const role = await roleOf(given.role);
+  const options = withRoleFlags(given, role);
   const settings = await runSettingsFor(paths, options);
   const modelSpec = await modelSpecFor(paths, options, mode);
   let model = options.modelObject ?? resolveModelOrReplay(modelSpec);
   if (options.record) model = recordModel(model, options.record);
-  const memory = settings.operator.memory;
+  const memory = roleMemory(settings.operator.memory, role);
   const opened =
     memory === undefined ? undefined : await (await import('../open-memory-store.ts')).openRunMemory(memory);
   try {
-    return await runWith(root, { options, mode, out, settings, modelSpec, model, memory: opened?.memory });
+    return await runWith(root, { options, mode, out, settings, modelSpec, model, memory: opened?.memory, role });
   } finally {
     await opened?.close();
   }
@@ -127,12 +133,14 @@ type RunInputs = {
   modelSpec: string;
   model: LanguageModelV4;
   memory: RunnerOptions['memory'];
+  role: Role | undefined;
 };
 
-async function runWith(root: string, { options, mode, out, settings, modelSpec, model, memory }: RunInputs) {
+async function runWith(root: string, { options, mode, out, settings, modelSpec, model, memory, role }: RunInputs) {
   const runner = createRunner({
     model,
-    tools: (taskPaths) => cliTaskTools(taskPaths, settings),
+    tools: (taskPaths) => roleTools(cliTaskTools(taskPaths, settings), role),
+    ...(role ? { persona: role.persona } : {}),
     policy: operatorPolicy(settings),
     warnings: operatorWarnings(settings),
     ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),

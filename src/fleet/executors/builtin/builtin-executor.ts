@@ -4,6 +4,9 @@ import { promisify } from 'node:util';
 import { createBwrapSandbox } from '../../../sandbox/bwrap-sandbox.ts';
 import { checkSandbox } from '../../../sandbox/check-sandbox.ts';
 import { DEFAULT_SANDBOX_PATH, type Sandbox } from '../../../sandbox/sandbox.ts';
+import { agencyRoot as agencyRootOf } from '../../../config/agency-root.ts';
+import { errorMessage } from '../../../core/errors.ts';
+import { createRoleRegistry } from '../../../roles/registry.ts';
 import { cliResult } from '../cli/cli-result.ts';
 import { runChildCli } from '../cli/run-cli.ts';
 import type { Executor, ExecutorRequest, ExecutorResult } from '../executor.ts';
@@ -23,6 +26,10 @@ export type BuiltinExecutorOptions = {
   operatorConfig?: string | undefined;
   /** `agency run --policy`. @default the operator config's, else `default` */
   policy?: 'default' | 'strict' | 'permissive' | undefined;
+  /** `agency run --role`: a role of the data root `agencyRoot` (docs/roles.md). @default none */
+  role?: string | undefined;
+  /** The data root whose `roles/` the role comes from; passed to the run as `AGENCY_ROOT`. @default `AGENCY_ROOT` */
+  agencyRoot?: string | undefined;
   /** More `agency run` flags (budgets, `--allow-host`). @default [] */
   extraArgs?: readonly string[] | undefined;
   /** agency's CLI. @default this checkout's or package's bin/agency.js */
@@ -55,6 +62,8 @@ export function createBuiltinExecutor({
   approvals = 'file',
   operatorConfig,
   policy,
+  role,
+  agencyRoot = agencyRootOf().root,
   extraArgs = [],
   agencyBin = AGENCY_BIN,
   node = process.execPath,
@@ -66,14 +75,18 @@ export function createBuiltinExecutor({
     ...['--approvals', approvals, '--sandbox', 'bwrap'],
     ...(operatorConfig ? ['--config', operatorConfig] : []),
     ...(policy ? ['--policy', policy] : []),
+    ...(role ? ['--role', role] : []),
     ...extraArgs,
   ];
+  const roleEnv = role ? { AGENCY_ROOT: agencyRoot } : {};
   return {
     kind: 'builtin',
     async check() {
       const status = await checkSandbox(sandbox);
       if (!status.ok)
         return { ok: false, problem: `The governed runner's sandbox cannot run: ${status.error.message}` };
+      const roleProblem = role ? await checkRole(agencyRoot, role) : undefined;
+      if (roleProblem) return { ok: false, problem: roleProblem };
       try {
         const { stdout } = await exec(node, [agencyBin, '--version'], { timeout: 30_000 });
         return { ok: true, version: `agency ${stdout.trim()}` };
@@ -87,7 +100,7 @@ export function createBuiltinExecutor({
         return failed('sandbox_error', `The governed runner's sandbox cannot run: ${status.error.message}`);
       const model = request.model ?? defaultModel;
       if (!model) return failed('executor_error', 'No model: the task names none and the executor has no default.');
-      return runTurn(request, { node, agencyBin, model, flags, killGraceMs, outputLimitBytes });
+      return runTurn(request, { node, agencyBin, model, flags, roleEnv, killGraceMs, outputLimitBytes });
     },
   };
 }
@@ -97,6 +110,7 @@ type TurnOptions = {
   agencyBin: string;
   model: string;
   flags: string[];
+  roleEnv: Record<string, string>;
   killGraceMs: number;
   outputLimitBytes: number;
 };
@@ -116,7 +130,7 @@ async function runTurn(request: ExecutorRequest, options: TurnOptions): Promise<
   const run = await runChildCli({
     command: [options.node, options.agencyBin, 'run', root, '--model', options.model, ...options.flags],
     workdir: request.workdir,
-    env: { PATH: DEFAULT_SANDBOX_PATH, ...request.env },
+    env: { PATH: DEFAULT_SANDBOX_PATH, ...request.env, ...options.roleEnv },
     timeoutMs: request.timeoutMs,
     killGraceMs: options.killGraceMs,
     signal: request.signal,
@@ -131,4 +145,14 @@ async function runTurn(request: ExecutorRequest, options: TurnOptions): Promise<
 
 function failed(type: 'sandbox_error' | 'executor_error', message: string): ExecutorResult {
   return { exitCode: null, output: '', stdout: '', stderr: '', error: { type, message } };
+}
+
+// A worker whose role is unknown or whose role file is wrong says so at its check, before it takes a task.
+async function checkRole(root: string, role: string): Promise<string | undefined> {
+  try {
+    await createRoleRegistry(root).get(role);
+    return undefined;
+  } catch (error) {
+    return `The role "${role}" cannot be used: ${errorMessage(error)}`;
+  }
 }

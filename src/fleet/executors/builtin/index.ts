@@ -8,5 +8,10 @@ import { createBuiltinExecutor } from './builtin-executor.ts';
  * `agency approve` in the turn's task root (`file`), as from the CLI.
  */
 export function createExecutor(setup: ExecutorSetup): Executor {
-  return createBuiltinExecutor({ model: setup.config.model, approvals: 'file' });
+  return createBuiltinExecutor({
+    model: setup.config.model,
+    approvals: 'file',
+    role: setup.config.role,
+    agencyRoot: setup.root.root,
+  });
 }
