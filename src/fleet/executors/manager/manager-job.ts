@@ -38,9 +38,10 @@ export function parseManagerJob(text: string): ManagerJob {
   const parsed = managerJobSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? ` "${issue.path.join('.')}"` : '';
   throw new AgencyError(
     'invalid_argument',
-    `agency manager-turn: the job's "${issue?.path.join('.') ?? ''}" ${issue?.message ?? 'is invalid'}; it is ` +
-      "written by the manager's executor, not by hand.",
+    `agency manager-turn: the job's${field} ${issue?.message ?? 'is invalid'}; it is written by the manager's ` +
+      'executor, not by hand.',
   );
 }

@@ -54,4 +54,31 @@ describe('the manager executor as agency worker loads it', () => {
     const error = await loadExecutor('manager', setup).catch((caught: unknown) => caught as Error);
     expect(error).toMatchObject({ code: 'invalid_config', message: expect.stringContaining(file) as unknown });
   });
+
+  it('refuses to load when its sandbox is denied the network, which it needs for its model and workers', async () => {
+    const file = join(dir, 'config.yaml');
+    await writeFile(file, 'type: manager\nname: boss\nport: 9100\n');
+    const setup = {
+      config: { file, executor: 'manager', sandbox: { network: false, readOnlyPaths: [], readWritePaths: [] } },
+      governance: async () => ({ policy: {}, warnings: [], requireTools: [], allow: [], offline: false }),
+    } as unknown as Parameters<typeof loadExecutor>[1];
+    const error = await loadExecutor('manager', setup).catch((caught: unknown) => caught as Error);
+    expect(error).toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('denies its sandbox the network') as unknown,
+      details: { field: 'sandbox.network' },
+    });
+  });
+
+  it('takes over the run lock of a turn it resumes: the cut-off run died with its sandbox', async () => {
+    await managerTurn(dir, 'the goal');
+    await journal(1, ['run.started']);
+    const lock = join(dir, 'turn-1', 'progress', '.lock');
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: 2, host: 'agency-sandbox', started_at: new Date(now()).toISOString() }),
+    );
+    expect(await managerTurn(dir, 'carry on')).toMatchObject({ turn: 1, resumed: true });
+    expect(await readFile(lock, 'utf8').catch(() => 'gone')).toBe('gone');
+  });
 });
