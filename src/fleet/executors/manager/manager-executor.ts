@@ -105,10 +105,18 @@ export function createManagerExecutor({
 export function managerInstall(agencyBin: string = AGENCY_BIN): CliInstall {
   const node = realpathSync(process.execPath);
   const bin = realpathSync(agencyBin);
-  // agency's package: its bin/, src/ (or dist/) and node_modules/.
-  const packageDir = join(bin, '..', '..');
   const bound = SYSTEM_DIRS.some((dir) => node.startsWith(dir)) ? [] : [node];
-  return { file: bin, command: [node, bin], readOnlyPaths: [packageDir, ...bound] };
+  return { file: bin, command: [node, bin], readOnlyPaths: [installOf(bin), ...bound] };
+}
+
+/**
+ * What of agency's install the child needs: a checkout's root (its `bin/`, `src/` and `node_modules/`), or, installed
+ * as a package, the `node_modules` it lies in (its dependencies are installed beside it).
+ */
+export function installOf(agencyBin: string): string {
+  const packageDir = join(agencyBin, '..', '..');
+  const at = packageDir.indexOf('/node_modules/');
+  return at === -1 ? packageDir : packageDir.slice(0, at + '/node_modules'.length);
 }
 
 /**

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIdGenerator } from '../../../core/ids.ts';
 import { createFrameFactory } from '../../../task/journal/frame-factory.ts';
 import { loadExecutor } from '../load-executor.ts';
+import { installOf } from './manager-executor.ts';
 import { managerTurn } from './manager-turn.ts';
 
 let dir: string;
@@ -43,6 +44,14 @@ describe('the turn a manager runs a prompt in', () => {
   it('starts anew over a turn killed before its first frame', async () => {
     await managerTurn(dir, 'the goal');
     expect(await managerTurn(dir, 'again')).toMatchObject({ turn: 2, resumed: false });
+  });
+});
+
+describe("the part of agency's install the manager's sandbox shows", () => {
+  it('is a checkout’s root, or the node_modules an installed package lies in, with its dependencies', () => {
+    expect(installOf('/src/agency/bin/agency.js')).toBe('/src/agency');
+    expect(installOf('/app/node_modules/agency/bin/agency.js')).toBe('/app/node_modules');
+    expect(installOf('/app/node_modules/@scope/agency/bin/agency.js')).toBe('/app/node_modules');
   });
 });
 
