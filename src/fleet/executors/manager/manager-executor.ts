@@ -13,6 +13,7 @@ import type { CliInstall } from '../cli/resolve-cli.ts';
 import { type CliSandboxOptions, runSandboxedCli } from '../cli/run-cli.ts';
 import type { Executor, ExecutorRequest, ExecutorResult } from '../executor.ts';
 import type { RunGovernance } from '../load-executor.ts';
+import { requestCancel } from './cancel-request.ts';
 import type { ManagerJob } from './manager-job.ts';
 import { delegationContextOf } from './manager-run.ts';
 import { managerTurn } from './manager-turn.ts';
@@ -42,7 +43,8 @@ const SYSTEM_DIRS = ['/usr/', '/bin/', '/lib/', '/lib64/'];
  * run by `agency manager-turn` as a child process inside the bwrap sandbox: writable only in its session dir (where
  * its task roots and journals are), the delegated workdirs' `read_only_paths` and agency's install read-only, the
  * host's network shared (it reaches its model and the workers' HTTP on loopback). Its events come from the turn's
- * journal; a cancel stops the child's process group, then cancels the delegations the turn left running. A turn a crash cut off is resumed from its journal by the
+ * journal; a cancel asks the child to stop (killing its process group if it has not within `killGraceMs`), then cancels
+ * the delegations the turn left running. A turn a crash cut off is resumed from its journal by the
  * session's next prompt (see `managerTurn`). Without a working sandbox it refuses to start (`sandbox_unavailable`).
  */
 export function createManagerExecutor({
@@ -154,21 +156,50 @@ async function runTurn(
   const mapper = createJournalMapper(request.onEvent, job.root);
   const following = new AbortController();
   const followed = followRun(join(job.root, 'progress', 'events.ndjson'), mapper, following.signal, request.onEvent);
+  const kill = stopGently(request.signal, job.root, killGraceMs);
   const run = await runSandboxedCli({
     ...where,
     command: [...install.command, 'manager-turn', job.root],
     workdir: request.workdir,
     env: { PATH: DEFAULT_SANDBOX_PATH, HOME: request.workdir, ...request.env },
     stdin: JSON.stringify(job),
-    timeoutMs: request.timeoutMs,
+    // A backstop: the worker's own timeout aborts the request first, which stops the run gently.
+    timeoutMs: request.timeoutMs + killGraceMs,
     killGraceMs,
-    signal: request.signal,
+    signal: kill.signal,
     onLine: () => {},
     outputLimitBytes: 1024 * 1024,
     limits: limitsFor(undefined, request.timeoutMs),
-  }).finally(() => following.abort());
+  }).finally(() => {
+    following.abort();
+    kill.close();
+  });
   await followed;
-  return cliResult(run, mapper.finish(), { name: 'The manager', timeoutMs: request.timeoutMs });
+  const { signal } = request;
+  // Stopped on request, the child ends on its own: that is a cancel (or the worker's timeout), not an exit.
+  const stopped = signal.aborted && run.outcome === 'exited';
+  const outcome = stopped ? (signal.reason === 'timeout' ? 'timeout' : 'cancelled') : run.outcome;
+  return cliResult({ ...run, outcome }, mapper.finish(), { name: 'The manager', timeoutMs: request.timeoutMs });
+}
+
+// On abort, the child is asked to stop (its run journals `finish` and ends); the returned signal, which kills its
+// process group, aborts only if it has not ended after `killGraceMs`.
+function stopGently(signal: AbortSignal, root: string, killGraceMs: number) {
+  const kill = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    requestCancel(root).catch(() => kill.abort(signal.reason));
+    timer = setTimeout(() => kill.abort(signal.reason), killGraceMs);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  return {
+    signal: kill.signal,
+    close: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 function failed(message: string, type: 'executor_error' | 'sandbox_error' = 'executor_error'): ExecutorResult {

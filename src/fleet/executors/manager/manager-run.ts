@@ -15,6 +15,7 @@ import {
 } from '../../directors/manager/tools/index.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import type { RunGovernance, RunRules } from '../load-executor.ts';
+import { watchCancelRequest } from './cancel-request.ts';
 import type { ManagerJob } from './manager-job.ts';
 
 /** What the child runs a job with. */
@@ -23,7 +24,10 @@ export type ManagerRunOptions = {
   governance: RunGovernance;
   /** The model's credentials and settings. */
   env: Record<string, string | undefined>;
-  /** Aborts on SIGTERM: the run stops as cancelled (the executor then cancels its delegations on their workers). */
+  /**
+   * Aborts on SIGTERM: the run stops as cancelled (the executor then cancels its delegations on their workers). A
+   * cancel request in the turn's root (cancel-request.ts) stops it the same way.
+   */
   signal: AbortSignal;
   /** @default createWorkerClient */
   clientFor?: (url: string) => WorkerClient;
@@ -80,10 +84,16 @@ export async function runManagerJob(job: ManagerJob, options: ManagerRunOptions)
   const handle: TaskHandle = job.resumed
     ? await runner.resume(job.root, { by: `manager ${settings.name}` })
     : await runner.startTask(job.root, specOf(job.model, settings, rules));
+  const requested = new AbortController();
+  const watch = watchCancelRequest(job.root, requested);
+  const signal = AbortSignal.any([options.signal, requested.signal]);
   const stop = () => runner.stop(handle, 'cancelled');
-  options.signal.addEventListener('abort', stop, { once: true });
-  if (options.signal.aborted) stop();
-  await runner.run(handle).finally(() => options.signal.removeEventListener('abort', stop));
+  signal.addEventListener('abort', stop, { once: true });
+  if (signal.aborted) stop();
+  await runner.run(handle).finally(() => {
+    signal.removeEventListener('abort', stop);
+    watch.close();
+  });
 }
 
 // What the manager may do with its own task folder: read it, write its notes and progress/artifacts/; no commands.

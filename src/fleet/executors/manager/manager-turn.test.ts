@@ -79,7 +79,7 @@ describe('the manager executor as agency worker loads it', () => {
     });
   });
 
-  it('takes over the run lock of a turn it resumes: the cut-off run died with its sandbox', async () => {
+  it('takes over the run lock of a turn it resumes, and drops its cancel request: the cut-off run died with its sandbox', async () => {
     await managerTurn(dir, 'the goal');
     await journal(1, ['run.started']);
     const lock = join(dir, 'turn-1', 'progress', '.lock');
@@ -87,7 +87,10 @@ describe('the manager executor as agency worker loads it', () => {
       lock,
       JSON.stringify({ pid: 2, host: 'agency-sandbox', started_at: new Date(now()).toISOString() }),
     );
+    const cancelled = join(dir, 'turn-1', 'progress', 'cancel-requested');
+    await writeFile(cancelled, 'a cancel of the run that was cut off\n');
     expect(await managerTurn(dir, 'carry on')).toMatchObject({ turn: 1, resumed: true });
     expect(await readFile(lock, 'utf8').catch(() => 'gone')).toBe('gone');
+    expect(await readFile(cancelled, 'utf8').catch(() => 'gone')).toBe('gone');
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readJournal } from '../../../task/journal/read-journal.ts';
 import { taskPaths } from '../../../task/layout.ts';
 import { prepareTurnRoot, type TurnRoot } from '../builtin/builtin-task-root.ts';
+import { cancelRequestFile } from './cancel-request.ts';
 
 /** The task root a manager's run works in: a new turn of its session, or (`resumed`) one a crash left unfinished. */
 export type ManagerTurn = TurnRoot & { resumed: boolean };
@@ -25,6 +26,8 @@ export async function managerTurn(workdir: string, prompt: string): Promise<Mana
       // died with the worker that ran it (its sandbox dies with its parent), and this worker runs one prompt of a
       // session at a time: the lock is stale, so it is taken over.
       await rm(taskPaths(root).lock, { force: true });
+      // A cancel asked of that run is over with it.
+      await rm(cancelRequestFile(root), { force: true });
       return { root, turn: last, resumed: true };
     }
   }
