@@ -18,5 +18,6 @@ export const operatorGovernance: RunGovernance = async (root, { config, policy }
     requireTools: run.requireTools,
     allow: run.allow,
     offline: run.offline,
+    configFile: operator.where,
   };
 };

@@ -1,5 +1,7 @@
 // The local TaskDispatch against real `agency worker` processes running the scripted executor: placement with
-// affinity, settle, continue and end, cancel, busy workers, and a worker killed or answering without the task.
+// affinity, settle, continue and end, cancel, busy workers, a worker killed or answering without the task, and
+// finding a placed task again after a restart.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscovery } from '../../src/fleet/discovery/discovery.ts';
 import { createLocalDispatch } from '../../src/fleet/directors/local-dispatch.ts';
@@ -59,6 +61,40 @@ describe('the local TaskDispatch', () => {
     await dispatch.cancel(second);
     expect(await dispatch.settle(first)).toMatchObject({ state: 'cancelled' });
     expect(await dispatch.settle(second)).toMatchObject({ state: 'cancelled' });
+  });
+
+  it('finds a placed task by the session recorded for it, and a continued turn by its turn count', async () => {
+    const dispatch = dispatchOver(workers.map((worker) => worker.url));
+    const session = randomUUID();
+    expect(await dispatch.find!({ session_id: session, worker: null })).toBeUndefined();
+    const task = await dispatch.dispatch({ prompt: 'write placed.txt', session_id: session, prefer: 'w2' });
+    expect(task.session_id).toBe(session);
+    expect(await dispatch.find!({ session_id: session, worker: null })).toEqual(task);
+    // Already known to the director: not found again.
+    const known = new Set([task.task_id]);
+    expect(await dispatch.find!({ session_id: session, worker: null }, { recorded: known })).toBeUndefined();
+    const continued = {
+      session_id: session,
+      worker: task.worker,
+      continued: { task_id: task.task_id, turns_before: 1 },
+    };
+    await dispatch.settle(task);
+    expect(await dispatch.find!(continued)).toBeUndefined();
+    await dispatch.continue(task, 'write again.txt');
+    expect(await dispatch.find!(continued)).toEqual(task);
+    await dispatch.settle(task);
+    await dispatch.end(task);
+    // Ended, it is in the worker's history, where it is still found.
+    expect(await dispatch.settle(task)).toMatchObject({ state: 'completed' });
+    expect(await dispatch.find!({ session_id: session, worker: null })).toEqual(task);
+  });
+
+  it('says a named worker that does not answer may hold the task, rather than that none has it', async () => {
+    const dispatch = dispatchOver(workers.map((worker) => worker.url));
+    const gone = { name: 'w9', url: 'http://127.0.0.1:9' };
+    const refused = await rejection(dispatch.find!({ session_id: randomUUID(), worker: gone }));
+    expect(refused.retryable).toBe(true);
+    expect(refused.message).toContain('may hold the task of session');
   });
 
   it('reports a failed task with its error type', async () => {

@@ -1,6 +1,7 @@
 // The manager director end to end: `agency worker` hosting the manager (executor `manager`, the governed runner with
 // the delegation tools) against a scripted model over HTTP, directing two real `agency worker` processes that run
 // the scripted executor; reached by `agency task --agent manager`, and killed mid-flow and resumed.
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,25 @@ function launch(): Promise<WorkerProcess> {
       env: { AGENCY_WORKER_TEST_EXECUTOR: '', XDG_CONFIG_HOME: fleet.root },
     }),
   );
+}
+
+// The Node processes whose command line is `<node> <agency> manager-turn <root>`.
+function turnChildren(root: string): number[] {
+  const node = realpathSync(process.execPath);
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      const argv = (() => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '').split('\0');
+        } catch {
+          return [];
+        }
+      })();
+      // Node itself, not the bwrap processes around it (their command lines end the same).
+      return argv[0] === node && argv.at(-2) === 'manager-turn' && argv.at(-1) === root;
+    })
+    .map(Number);
 }
 
 async function journalOf(sessionId: string, turn = 1): Promise<EventFrame[]> {
@@ -248,6 +268,26 @@ describe('the manager director', () => {
     expect(text).toContain('no_worker');
     expect(text).not.toContain('root:x:0:0');
     expect(await history(fleet.one)).toHaveLength(1);
+  }, 120_000);
+
+  it('a manager child killed with SIGKILL fails its task at once and leaves the manager idle, not hung', async () => {
+    const { manager } = await startManager({ parts: [{ prompt: 'sleep 60000', worker: 'w-one' }] });
+    const created = await manager.json<{ task_id: string; session_id: string }>('/task', {
+      json: { prompt: 'Have w-one sleep long.' },
+    });
+    for (;;) {
+      const frames = await journalOf(created.session_id).catch(() => [] as EventFrame[]);
+      if (frames.some((frame) => frame.type === 'tool.call' && frame.data?.['tool'] === 'await_task')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    // The turn's child: `agency manager-turn <its turn root>`, inside the sandbox.
+    const pids = turnChildren(join(fleet.root, 'directors', 'manager', 'workspaces', created.session_id, 'turn-1'));
+    expect(pids).toHaveLength(1);
+    process.kill(pids[0]!, 'SIGKILL');
+    const done = await waitForState(manager, created.task_id, ['failed', 'idle', 'completed', 'cancelled'], 30_000);
+    expect(done).toMatchObject({ state: 'failed', error: { type: 'executor_error' } });
+    expect(String((done.error as { message: string }).message)).toContain('The manager exited');
+    expect((await manager.json<{ state: string }>('/status')).state).toBe('idle');
   }, 120_000);
 
   it('cancelled while it awaits a delegation, stops within seconds, keeps its journal and cancels the delegation', async () => {

@@ -73,6 +73,10 @@ export function createScriptedDispatch(dir: string, script: Script = issueScript
     task_id: task.task_id,
     session_id: task.session_id,
   });
+  const tasks = () =>
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as TaskFile);
   return {
     async dispatch(request) {
       if (!request.workdir) throw new Error('the scripted dispatch needs a workdir');
@@ -80,7 +84,7 @@ export function createScriptedDispatch(dir: string, script: Script = issueScript
       const id = `task-${String(n).padStart(6, '0')}${randomUUID().replaceAll('-', '').slice(0, 20)}`;
       const task: TaskFile = {
         task_id: id,
-        session_id: randomUUID(),
+        session_id: request.session_id ?? randomUUID(),
         workdir: request.workdir,
         state: 'queued',
         prompts: [],
@@ -106,9 +110,14 @@ export function createScriptedDispatch(dir: string, script: Script = issueScript
     async cancel(dispatched) {
       write({ ...read(dispatched.task_id), state: 'cancelled' });
     },
-    tasks: () =>
-      readdirSync(dir)
-        .filter((name) => name.endsWith('.json'))
-        .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as TaskFile),
+    async find(placement) {
+      if (placement.continued) {
+        const task = read(placement.continued.task_id);
+        return task.prompts.length > placement.continued.turns_before ? ref(task) : undefined;
+      }
+      const found = tasks().find((task) => task.session_id === placement.session_id);
+      return found ? ref(found) : undefined;
+    },
+    tasks,
   };
 }

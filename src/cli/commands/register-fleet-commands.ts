@@ -120,6 +120,11 @@ export function registerWorkerCommand(program: Command, wrap: WrapAction, out: O
         (await import('./worker.ts')).workerCommand(name, options, out, err),
       ),
     );
+  // The manager director's turn, as its executor starts it inside the sandbox; not for a shell.
+  program
+    .command('manager-turn', { hidden: true })
+    .argument('<root>', "the turn's task root; the job is read from stdin")
+    .action(wrap(async (root: string) => (await import('./manager-turn.ts')).managerTurnCommand(root, err)));
 }
 
 /** Registers `agency director`. */

@@ -6,6 +6,7 @@ import type { Component } from '../discovery/component.ts';
 import type { WorkerClient } from '../worker-client.ts';
 import { followTask } from './cli/follow-task.ts';
 import { placeTask } from './cli/place-task.ts';
+import { findPlaced } from './placement.ts';
 import type { DispatchOutcome, DispatchRequest, DispatchedTask, TaskDispatch } from './task-dispatch.ts';
 
 /** Options of {@link createLocalDispatch}. */
@@ -23,7 +24,8 @@ export type LocalDispatchOptions = {
 /**
  * A `TaskDispatch` over discovery and HTTP. `dispatch` tries idle workers (`prefer`, a worker's name or URL, first)
  * and waits up to `waitMs` for one; `settle` follows the task with adaptive polls (100 ms slowing to 1 s) and
- * reports `lost` (`worker_lost`) when its worker stops answering or answers without the task (it restarted).
+ * reports `lost` (`worker_lost`) when its worker stops answering or answers without the task (it restarted); `find`
+ * looks for a placed task on the workers discovery finds.
  */
 export function createLocalDispatch({
   candidates,
@@ -79,6 +81,7 @@ export function createLocalDispatch({
     async cancel(task, { signal } = {}) {
       await clientFor(task.worker.url).cancel(task.task_id, call(signal));
     },
+    find: (placement, { recorded } = {}) => findPlaced({ discover: candidates, clientFor }, placement, recorded),
   };
 }
 

@@ -1,6 +1,7 @@
 // The port through which a director hands work to workers. On one machine it is discovery plus HTTP to the worker
 // that takes the task; on many machines (a database URL) it is a queue. Directors see only this.
 import type { TaskErrorType, WorkerTask, WorkerTaskRequest } from '../api/worker-schemas.ts';
+import type { Placement } from './placement.ts';
 
 /** A task a director has handed out: enough to find it again after a restart (keep it in `state.json`). */
 export type DispatchedTask = {
@@ -42,4 +43,11 @@ export type TaskDispatch = {
   continue(task: DispatchedTask, prompt: string, options?: { signal?: AbortSignal }): Promise<void>;
   end(task: DispatchedTask, options?: { signal?: AbortSignal }): Promise<void>;
   cancel(task: DispatchedTask, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * The task a `dispatch` with `placement.session_id` (or a `continue` of `placement.continued`) became, if a worker
+   * took it before the director stopped; undefined when none has it, so it is safe to hand out again. A director
+   * records the placement before it dispatches and asks this after a restart (see placement.ts). A dispatch without
+   * it cannot tell, and the task is handed out again.
+   */
+  find?(placement: Placement, options?: { recorded?: ReadonlySet<string> }): Promise<DispatchedTask | undefined>;
 };

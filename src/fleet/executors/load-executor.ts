@@ -32,6 +32,8 @@ export type RunRules = {
   /** Hosts the network tools may reach without approval. */
   allow: string[];
   offline: boolean;
+  /** The operator config file the rules were read from (it may not exist: then the defaults apply). */
+  configFile?: string | undefined;
 };
 
 /**

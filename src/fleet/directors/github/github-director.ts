@@ -140,8 +140,17 @@ async function track(ctx: IssueContext, open: GitHubIssue[]): Promise<void> {
 
 function newIssue(issue: GitHubIssue): IssueState {
   return {
-    ...{ number: issue.number, title: issue.title, body: issue.body, phase: 'taken', task: null, turn: null },
-    ...{ answer: null, reviews: 0, pull: null, seen_comment: 0, follow_up: [], failure: null, failures_reported: 0 },
+    ...{ number: issue.number, title: issue.title, body: issue.body, phase: 'taken', task: null, placing: null },
+    ...{
+      turn: null,
+      answer: null,
+      reviews: 0,
+      pull: null,
+      seen_comment: 0,
+      follow_up: [],
+      failure: null,
+      failures_reported: 0,
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 // request, the comments already handled, and the failure being retried.
 import { z } from 'zod';
 import { dispatchedTaskSchema } from '../../api/director-schemas.ts';
+import { sessionIdSchema } from '../../api/worker-schemas.ts';
 
 /** Where an issue is: taken → working (work and review turns) → publishing → awaiting approval ⇄ follow-up → done. */
 export const ISSUE_PHASES = [
@@ -49,6 +50,11 @@ export const issueStateSchema = z
     body: z.string(),
     phase: z.enum(ISSUE_PHASES),
     task: dispatchedTaskSchema.nullable(),
+    /**
+     * The session of the task being handed out: recorded before the dispatch, cleared once `task` holds it. A restart
+     * that finds it looks for that session's task on the workers before handing the turn out again.
+     */
+    placing: sessionIdSchema.nullable().default(null),
     turn: turnSchema.nullable(),
     /** The last answer of the session (the work or review turn's output). */
     answer: z.string().nullable(),

@@ -1,10 +1,13 @@
 // The issue's session on a worker: the first prompt dispatched with the clone as its workdir, each later one a
 // `continue` of the same session (work → review → follow-up keep the executor's context). Each prompt is recorded
 // before it is sent; a restart settles the task and sends the prompt again only when the session does not have it.
+// A new task's session is recorded (`placing`) before it is dispatched, so a restart that finds it looks for that
+// session's task on the workers (placement.ts) instead of dispatching the turn a second time.
 // A turn holds the clone's workspace lock from before its prompt is sent until its answer is in.
+import { randomUUID } from 'node:crypto';
 import { AgencyError } from '../../../core/errors.ts';
 import type { WorkspaceLock } from '../director.ts';
-import type { DispatchOutcome } from '../task-dispatch.ts';
+import type { DispatchedTask, DispatchOutcome } from '../task-dispatch.ts';
 import type { Turn } from './github-state.ts';
 import { issueOf, type IssueContext, patchIssue } from './issue-context.ts';
 
@@ -67,12 +70,9 @@ async function settleTurn(context: IssueContext, number: number, lock: Workspace
     if (!turn) throw new Error(`issue #${number} has no turn to wait for`);
     let task = issue.task;
     if (!task) {
-      task = await context.dispatch.dispatch(
-        { prompt: turn.prompt, workdir: lock.workdir },
-        { signal: context.signal },
-      );
+      task = await placeTurn(context, number, turn.prompt, lock.workdir);
       turn = { ...turn, turns: 1 };
-      await patchIssue(context, number, { task, turn });
+      await patchIssue(context, number, { task, turn, placing: null });
       await lock.attach(task);
     }
     let outcome = await context.dispatch.settle(task, { signal: context.signal });
@@ -92,6 +92,31 @@ async function settleTurn(context: IssueContext, number: number, lock: Workspace
     }
     throw turnFailure(number, outcome);
   }
+}
+
+// The turn's new task: the one a worker took before a restart, if the recorded session is found on one, else a
+// dispatch in a session recorded first.
+async function placeTurn(
+  context: IssueContext,
+  number: number,
+  prompt: string,
+  workdir: string,
+): Promise<DispatchedTask> {
+  const { dispatch, signal } = context;
+  let placing = issueOf(context, number).placing;
+  if (placing) {
+    const found = await dispatch.find?.({ session_id: placing, worker: null });
+    if (found) {
+      context.log.info(`issue #${number}: found its task on ${found.worker.name} after a restart`, {
+        task: found.task_id,
+      });
+      return found;
+    }
+  } else {
+    placing = randomUUID();
+    await patchIssue(context, number, { placing });
+  }
+  return dispatch.dispatch({ prompt, workdir, session_id: placing }, { signal });
 }
 
 function turnFailure(number: number, outcome: DispatchOutcome) {

@@ -1,5 +1,8 @@
 // One scheduled run: take the workdir's lock, hand the task to an idle worker (waiting with backoff), follow it to
-// its end, and record the outcome in the history. Every step is in `state.json` before it is taken.
+// its end, and record the outcome in the history. Every step is in `state.json` before it is taken: the session the
+// task will start is recorded before it is handed out, so a restart looks for it on the workers (placement.ts)
+// instead of handing the run out twice.
+import { randomUUID } from 'node:crypto';
 import { sleep } from '../../../core/clock.ts';
 import { AgencyError, errorMessage } from '../../../core/errors.ts';
 import type { DirectorEntry, EntryResult } from '../../api/director-schemas.ts';
@@ -99,11 +102,43 @@ async function handOut(
   deadline: number,
   note: (message: string, change?: Partial<DirectorEntry>) => Promise<void>,
 ): Promise<DispatchedTask> {
+  const found = run.placing ? await context.dispatch.find?.({ session_id: run.placing, worker: null }) : undefined;
+  const task = found ?? (await dispatchRun(context, run, lock, deadline, note));
+  run.task = task;
+  await updateRun(context, run.id, { task, placing: null });
+  await lock.attach(task);
+  await note(`running as ${task.task_id} on ${task.worker.name}${found ? ' (found after a restart)' : ''}`, {
+    state: 'running',
+    task,
+  });
+  return task;
+}
+
+async function updateRun(context: RunContext, id: string, change: Partial<ScheduledRun>): Promise<void> {
+  await context.state.update((state) => ({
+    ...state,
+    runs: state.runs.map((one) => (one.id === id ? { ...one, ...change } : one)),
+  }));
+}
+
+// Records the session the run's task will start, then hands it to an idle worker.
+async function dispatchRun(
+  context: RunContext,
+  run: ScheduledRun,
+  lock: WorkspaceLock,
+  deadline: number,
+  note: (message: string, change?: Partial<DirectorEntry>) => Promise<void>,
+): Promise<DispatchedTask> {
+  if (!run.placing) {
+    run.placing = randomUUID();
+    await updateRun(context, run.id, { placing: run.placing });
+  }
   const waitMs = Math.max(0, deadline - context.timers.now());
   await note(`handing out (waiting up to ${Math.round(waitMs / 1000)} s for an idle worker)`);
-  const task = await context.dispatch.dispatch(
+  return context.dispatch.dispatch(
     {
       prompt: run.prompt,
+      session_id: run.placing,
       workdir: lock.workdir,
       waitMs,
       ...(run.model ? { model: run.model } : {}),
@@ -117,14 +152,6 @@ async function handOut(
         ),
     },
   );
-  run.task = task;
-  await context.state.update((state) => ({
-    ...state,
-    runs: state.runs.map((one) => (one.id === run.id ? { ...one, task } : one)),
-  }));
-  await lock.attach(task);
-  await note(`running as ${task.task_id} on ${task.worker.name}`, { state: 'running', task });
-  return task;
 }
 
 // Follows the task to its end (ending a session left idle), records the result, and forgets the run.

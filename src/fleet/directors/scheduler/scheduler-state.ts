@@ -1,6 +1,7 @@
 // What a scheduler keeps in `state.json`: the last slot handled per entry, and the runs in flight.
 import { z } from 'zod';
 import { directorEntryIdSchema, dispatchedTaskSchema } from '../../api/director-schemas.ts';
+import { sessionIdSchema } from '../../api/worker-schemas.ts';
 
 /** A run of one slot: recorded before anything is handed out, removed once its outcome is in the history. */
 export const scheduledRunSchema = z
@@ -18,6 +19,11 @@ export const scheduledRunSchema = z
     queued: z.boolean(),
     /** The task on a worker, once handed out. */
     task: dispatchedTaskSchema.nullable(),
+    /**
+     * The session of the task being handed out, recorded before the dispatch: a restart that finds it without a
+     * `task` looks for that session's task on the workers before handing the run out again.
+     */
+    placing: sessionIdSchema.nullable().default(null),
   })
   .strict();
 

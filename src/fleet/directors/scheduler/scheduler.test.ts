@@ -70,7 +70,16 @@ function harness(
     hold = false,
     dispatchError,
     waits = 0,
-  }: { start: number; initial?: SchedulerState; hold?: boolean; dispatchError?: AgencyError; waits?: number },
+    placed,
+  }: {
+    start: number;
+    initial?: SchedulerState;
+    hold?: boolean;
+    dispatchError?: AgencyError;
+    waits?: number;
+    /** A task a worker took before a kill: what the dispatch's `find` answers for its session. */
+    placed?: DispatchedTask;
+  },
 ): Harness {
   const timers = createFakeTimers(start);
   const dispatched: DispatchRequest[] = [];
@@ -92,6 +101,7 @@ function harness(
     continue: async () => undefined,
     end: async () => undefined,
     cancel: async () => undefined,
+    find: async (placement) => (placed?.session_id === placement.session_id ? placed : undefined),
   };
   const locks: WorkspaceLocks = {
     acquire: async (workdir) => ({ workdir, attach: async () => undefined, release: async () => undefined }),
@@ -252,8 +262,17 @@ describe('the scheduler, with an injected clock', () => {
     const initial: SchedulerState = {
       last_slots: { hourly: slot, other: slot },
       runs: [
-        { ...base, id: `hourly@${slot}`, model: null, timeout_ms: null, queued: false, task: taskOf(7) },
-        { ...base, entry: 'other', id: `other@${slot}`, model: null, timeout_ms: null, queued: false, task: null },
+        { ...base, id: `hourly@${slot}`, model: null, timeout_ms: null, queued: false, task: taskOf(7), placing: null },
+        {
+          ...base,
+          entry: 'other',
+          id: `other@${slot}`,
+          model: null,
+          timeout_ms: null,
+          queued: false,
+          task: null,
+          placing: null,
+        },
       ],
     };
     const schedule = [entry('hourly', '0 * * * *'), entry('other', '0 * * * *')];
@@ -265,6 +284,30 @@ describe('the scheduler, with an injected clock', () => {
     expect(run.state().runs).toEqual([]);
     await run.timers.advance(50 * MINUTE);
     expect(run.dispatched).toHaveLength(2);
+    await run.stop();
+  });
+
+  it('after a kill between handing a run out and recording it, follows the task a worker took, once', async () => {
+    const slot = '2026-11-25T05:00:00.000Z';
+    const base = { slot, started_at: slot, prompt: 'do it', workdir: '/srv/work', model: null, timeout_ms: null };
+    const taken = { ...taskOf(9), session_id: '6f1c2a9e-8b7d-4c3e-9a1b-2d3e4f5a6b7c' };
+    const lost = '0b7e3c1a-5d2f-4e6a-8b9c-1d2e3f4a5b6c';
+    const initial: SchedulerState = {
+      last_slots: { hourly: slot, other: slot },
+      runs: [
+        { ...base, entry: 'hourly', id: `hourly@${slot}`, queued: false, task: null, placing: taken.session_id },
+        { ...base, entry: 'other', id: `other@${slot}`, queued: false, task: null, placing: lost },
+      ],
+    };
+    const schedule = [entry('hourly', '0 * * * *'), entry('other', '0 * * * *')];
+    const run = harness(config({ schedule }), { start: Date.parse(slot) + 10 * MINUTE, initial, placed: taken });
+    await run.timers.advance(0);
+    expect(run.history.get(`hourly@${slot}`)).toMatchObject({ state: 'completed', task: taken });
+    expect(run.history.get(`hourly@${slot}`)?.log.at(-2)?.message).toContain('(found after a restart)');
+    // No worker has the other one: it is handed out once, in the session recorded for it.
+    expect(run.dispatched).toEqual([expect.objectContaining({ prompt: 'do it', session_id: lost })]);
+    expect(run.history.get(`other@${slot}`)).toMatchObject({ state: 'completed' });
+    expect(run.state().runs).toEqual([]);
     await run.stop();
   });
 

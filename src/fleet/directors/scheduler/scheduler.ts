@@ -21,7 +21,8 @@ export type Scheduler = Omit<Director, 'routes'> & {
 
 /**
  * Creates the scheduler of `context`. On `run()` it first settles the runs `state.json` says were in flight (a run
- * whose task was not yet handed out is recorded as failed, not run again), then handles each entry's due slots: the
+ * whose session was recorded for handing out is looked for on the workers and followed, or handed out once if no
+ * worker has it; one that got no further is recorded as failed, not run again), then handles each entry's due slots: the
  * latest due slot runs, older ones (the director was down, or the machine slept) are counted as missed — at start-up
  * they all are when `catch_up: none`. A slot whose entry still runs is skipped (`overlap: skip`) or queued, one deep.
  */
@@ -166,11 +167,13 @@ function runOf(entry: ScheduleEntry, slot: number, now: number, queued: boolean)
     timeout_ms: entry.timeout ?? null,
     queued,
     task: null,
+    placing: null,
   };
 }
 
-// The runs a previous process left in state.json: a queued one waits again, one handed out is followed to its end,
-// one that was not (or may have been, as the process died in between) is recorded as failed rather than run again.
+// The runs a previous process left in state.json: a queued one waits again, one handed out (or whose session was
+// recorded for handing out: it is looked for on the workers first) is followed to its end, one with neither is
+// recorded as failed rather than run again.
 async function resume(
   context: RunContext,
   launch: (run: ScheduledRun) => void,
@@ -179,8 +182,9 @@ async function resume(
   for (const run of context.state.get().runs) {
     if (run.queued && context.state.get().runs.some((one) => one.entry === run.entry && !one.queued)) {
       queued.set(run.entry, run);
-    } else if (run.task || run.queued) {
-      context.log.info(`resuming scheduled run ${run.id}${run.task ? ` (task ${run.task.task_id})` : ''}`);
+    } else if (run.task || run.queued || run.placing) {
+      const how = run.task ? ` (task ${run.task.task_id})` : run.placing ? ` (session ${run.placing})` : '';
+      context.log.info(`resuming scheduled run ${run.id}${how}`);
       launch(run);
     } else {
       const why =

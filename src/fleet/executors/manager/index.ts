@@ -16,6 +16,15 @@ export async function createExecutor(setup: ExecutorSetup): Promise<Executor> {
       `executor manager needs the operator's rules for its governed runs; start it with agency worker (${setup.config.file})`,
       { details: { field: 'executor' } },
     );
+  // The manager reaches its model and the workers' HTTP on loopback through the host's network, which its sandbox
+  // shares: with the network denied it could do nothing.
+  if (!setup.config.sandbox.network)
+    throw new AgencyError(
+      'invalid_config',
+      `executor manager needs the network (its model, and the workers on loopback), but ${setup.config.file} denies ` +
+        'its sandbox the network; allow it (sandbox.network: true) or run another executor',
+      { details: { field: 'sandbox.network' } },
+    );
   const { manager } = await loadManagerConfig(setup.config.file);
   return createManagerExecutor({ settings: manager, model: setup.config.model, governance: setup.governance });
 }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIdGenerator } from '../../../core/ids.ts';
 import { createFrameFactory } from '../../../task/journal/frame-factory.ts';
 import { loadExecutor } from '../load-executor.ts';
+import { installOf } from './manager-executor.ts';
 import { managerTurn } from './manager-turn.ts';
 
 let dir: string;
@@ -46,6 +47,14 @@ describe('the turn a manager runs a prompt in', () => {
   });
 });
 
+describe("the part of agency's install the manager's sandbox shows", () => {
+  it('is a checkout’s root, or the node_modules an installed package lies in, with its dependencies', () => {
+    expect(installOf('/src/agency/bin/agency.js')).toBe('/src/agency');
+    expect(installOf('/app/node_modules/agency/bin/agency.js')).toBe('/app/node_modules');
+    expect(installOf('/app/node_modules/@scope/agency/bin/agency.js')).toBe('/app/node_modules');
+  });
+});
+
 describe('the manager executor as agency worker loads it', () => {
   it('refuses to load without the operator’s rules, naming the config file', async () => {
     const file = join(dir, 'config.yaml');
@@ -53,5 +62,35 @@ describe('the manager executor as agency worker loads it', () => {
     const setup = { config: { file, executor: 'manager' } } as unknown as Parameters<typeof loadExecutor>[1];
     const error = await loadExecutor('manager', setup).catch((caught: unknown) => caught as Error);
     expect(error).toMatchObject({ code: 'invalid_config', message: expect.stringContaining(file) as unknown });
+  });
+
+  it('refuses to load when its sandbox is denied the network, which it needs for its model and workers', async () => {
+    const file = join(dir, 'config.yaml');
+    await writeFile(file, 'type: manager\nname: boss\nport: 9100\n');
+    const setup = {
+      config: { file, executor: 'manager', sandbox: { network: false, readOnlyPaths: [], readWritePaths: [] } },
+      governance: async () => ({ policy: {}, warnings: [], requireTools: [], allow: [], offline: false }),
+    } as unknown as Parameters<typeof loadExecutor>[1];
+    const error = await loadExecutor('manager', setup).catch((caught: unknown) => caught as Error);
+    expect(error).toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('denies its sandbox the network') as unknown,
+      details: { field: 'sandbox.network' },
+    });
+  });
+
+  it('takes over the run lock of a turn it resumes, and drops its cancel request: the cut-off run died with its sandbox', async () => {
+    await managerTurn(dir, 'the goal');
+    await journal(1, ['run.started']);
+    const lock = join(dir, 'turn-1', 'progress', '.lock');
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: 2, host: 'agency-sandbox', started_at: new Date(now()).toISOString() }),
+    );
+    const cancelled = join(dir, 'turn-1', 'progress', 'cancel-requested');
+    await writeFile(cancelled, 'a cancel of the run that was cut off\n');
+    expect(await managerTurn(dir, 'carry on')).toMatchObject({ turn: 1, resumed: true });
+    expect(await readFile(lock, 'utf8').catch(() => 'gone')).toBe('gone');
+    expect(await readFile(cancelled, 'utf8').catch(() => 'gone')).toBe('gone');
   });
 });

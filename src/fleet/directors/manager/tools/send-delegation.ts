@@ -4,10 +4,10 @@ import type { WorkerTaskRequest } from '../../../api/worker-schemas.ts';
 import { findComponent, isTaskableAgent } from '../../../discovery/component.ts';
 import { placeTask } from '../../cli/place-task.ts';
 import { isFinal } from '../../cli/locate-session.ts';
+import { findPlaced, type Placement, sessionIdOf } from '../../placement.ts';
 import type { DispatchedTask } from '../../task-dispatch.ts';
 import type { DelegationContext } from './delegation-context.ts';
 import type { Delegation } from './delegation-ledger.ts';
-import { findDelegated } from './find-delegated.ts';
 import { checkWorkdir } from './workdir-scope.ts';
 
 /** What `delegate_task` is asked. */
@@ -33,7 +33,7 @@ export type DelegationAnswer = {
  * Sends one delegation, at most once per tool call even across a crash of the manager: the delegation is written
  * to the ledger (`sending`, with the session it will use) before any worker is asked, and `sent` once one took it.
  * Called again for the same tool call (the run resumed and re-ran it), a `sent` delegation is answered from the
- * ledger, and a `sending` one is looked for on the workers first (see {@link findDelegated}) and sent only if no
+ * ledger, and a `sending` one is looked for on the workers first (see {@link findPlaced}) and sent only if no
  * worker has it.
  */
 export async function sendDelegation(
@@ -49,7 +49,7 @@ export async function sendDelegation(
   const all = await ledger.all();
   if (known) {
     const recorded = new Set(all.flatMap((delegation) => (delegation.task_id ? [delegation.task_id] : [])));
-    const found = await findDelegated(context, known, recorded);
+    const found = await findPlaced(context, placementOf(known), recorded);
     if (found) return answerOf(await markSent(context, known, found));
   }
   const announced = known ?? (await announce(context, key, args, all));
@@ -189,9 +189,10 @@ function answerOf(delegation: Delegation): DelegationAnswer {
   };
 }
 
-// A session id of the delegation's own (a version-4 UUID made from its key), so the task it starts can be found on a
-// worker if the worker's answer is lost.
-function sessionIdOf(key: string): string {
-  const variant = ((Number.parseInt(key[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${key.slice(0, 8)}-${key.slice(8, 12)}-4${key.slice(13, 16)}-${variant}${key.slice(17, 20)}-${key.slice(20, 32)}`;
+// Where the delegation went, as the workers are searched for it: a continued task by its turn count, any other by
+// the session it started or resumed.
+function placementOf(delegation: Delegation): Placement {
+  const { session_id, worker, task_id: taskId, turns_before: turnsBefore } = delegation;
+  if (delegation.how !== 'continued' || !taskId) return { session_id, worker };
+  return { session_id, worker, continued: { task_id: taskId, turns_before: turnsBefore ?? Number.POSITIVE_INFINITY } };
 }
