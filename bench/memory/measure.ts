@@ -16,14 +16,33 @@ export async function latency(runs: number, warmups: number, query: (i: number) 
   return { runs, p50: at(0.5), p95: at(0.95) };
 }
 
-/** Writes `count` entries with `put`, `concurrency` at a time, and returns entries per second. */
-export async function load(count: number, put: (i: number) => Promise<unknown>, concurrency = 1): Promise<number> {
+/**
+ * Writes `count` entries in batches of `batch` (`write(from, to)` writes entries `from` … `to - 1`), `concurrency`
+ * batches at a time, and returns entries per second.
+ */
+export async function load(
+  count: number,
+  batch: number,
+  write: (from: number, to: number) => Promise<unknown>,
+  concurrency = 1,
+): Promise<number> {
   const start = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < count) await put(next++);
+      while (next < count) {
+        const from = next;
+        next = Math.min(count, next + batch);
+        await write(from, next);
+      }
     }),
   );
   return Math.round(count / ((performance.now() - start) / 1000));
+}
+
+/** {@link latency} of a query that says whether it returned the right entries; a wrong answer fails the run. */
+export async function checked(runs: number, query: (i: number) => Promise<boolean>): Promise<Latency> {
+  return latency(runs, 3, async (i) => {
+    if (!(await query(Math.abs(i)))) throw new Error('a benchmark query returned the wrong entries');
+  });
 }
