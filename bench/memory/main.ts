@@ -57,6 +57,7 @@ export async function main(args: string[]): Promise<void> {
   if (values.help) return void console.log(HELP);
   const config: Config = values.quick ? QUICK : FULL;
   const started = performance.now();
+  const loadAtStart = machine().loadAverage1m;
   const dir = mkdtempSync(join(tmpdir(), 'agency-bench-memory-'));
   const rows: Row[] = [];
   try {
@@ -81,6 +82,7 @@ export async function main(args: string[]): Promise<void> {
     date: new Date().toISOString(),
     elapsedSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),
     machine: machine(),
+    loadAtStart,
     rows,
   };
   const results = targetResults(report);
@@ -202,7 +204,7 @@ async function pgliteRows(config: Config): Promise<Row[]> {
 function docsBlock(report: MemoryReport, lines: string[], targets: string[]): string {
   const { machine: host } = report;
   return [
-    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${host.loadAverage1m}), ` +
+    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${report.loadAtStart} at the start, ${host.loadAverage1m} at the end), ` +
       `Node ${host.node}, ${host.platform}. The whole run took ${report.elapsedSeconds} s.`,
     '',
     ...lines,
