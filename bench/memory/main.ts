@@ -18,8 +18,8 @@ import { type MemoryReport, reportLines, type Row, targetResults } from './repor
 
 const HELP = `npm run bench -- memory [--quick]
 
-  --quick   bounded run for CI (2,000 entries instead of 100,000 and 1,000,000); it fails if a query returns the
-            wrong thing, and reports a missed timing target without failing
+  --quick   bounded run for CI (2,000 entries instead of 100,000 and 1,000,000, and 500 instead of 10,000 on PGlite);
+            it fails if a query returns the wrong thing, and reports a missed timing target without failing
 A full run fails on any missed target, and rewrites the memory results section of docs/benchmarks.md.`;
 
 const FULL = {
@@ -48,7 +48,7 @@ const DIMS = 768;
 const BATCH = 5_000;
 const SCOPE = { kind: 'agent', id: 'bench' } as const;
 
-/** The memory benchmark: text and vector recall in the SQLite and PostgreSQL stores, beside LangGraph's store. */
+/** The memory benchmark: text and vector recall in the SQLite and PostgreSQL stores, beside LangGraph's stores. */
 export async function main(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
