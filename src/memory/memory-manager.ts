@@ -22,6 +22,7 @@ import {
   winnersOf,
 } from './memory-view.ts';
 import { putMany } from './put-many.ts';
+import { checkEntries } from './store-rules.ts';
 import { buildPhaseBlock, DEFAULT_PHASE_RECALL, type PhaseContext, type PhaseRecallSpec } from './phase-recall.ts';
 import { CHANNEL_HEADINGS, joinBlock, type MemoryBlock, renderSection } from './render-memory.ts';
 
@@ -175,6 +176,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       return stored;
     },
     async writeMany(scope, entries) {
+      checkEntries(entries);
       const checked: Array<MemoryEntry | null> = [];
       for (const entry of entries) {
         const clean = redactEntry(entry, redact);

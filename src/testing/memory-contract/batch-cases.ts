@@ -134,6 +134,9 @@ export const batchCases: Array<[string, ContractBody]> = [
       assert.deepEqual(await idsOf(store, [user], { text: secret }), []);
       assert.equal((await store.query([user], { topK: 10 })).length, 2);
       assert.deepEqual(events, [{ type: 'memory.write', scopes: ['user:u1'], count: 2 }]);
+      await rejectsWith(memory.writeMany(user, [{ kind: 'fact', text: null } as never]), 'invalid_argument');
+      await rejectsWith(memory.writeMany(user, 'not a list' as never), 'invalid_argument');
+      assert.equal(events.length, 1);
     },
   ],
 ];
