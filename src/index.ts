@@ -179,6 +179,7 @@ export {
 export { parseHistoryJsonl, parseHistoryMarkdown } from './memory/history.ts';
 export { type HistoryPolicy, type RenderHistoryInput, renderHistory } from './memory/history-policy.ts';
 export { createInMemoryMemoryStore, type InMemoryMemoryStoreDeps } from './memory/in-memory-memory-store.ts';
+export { putMany } from './memory/put-many.ts';
 export {
   createMemoryManager,
   DEFAULT_PINNED_BUDGETS,

@@ -22,9 +22,12 @@ export function entryText(i: number): string {
   const next = random(i + 1);
   const words: string[] = [];
   for (let w = 0; w < 30; w++) words.push(VOCABULARY[Math.floor(VOCABULARY.length ** next()) - 1] as string);
-  words.push(`sel${i % 10_000}`);
+  words.push(selectiveWord(i));
   return words.join(' ');
 }
+
+/** The selective word of entry `i`: one entry in 10,000 has it. */
+export const selectiveWord = (i: number) => `sel${i % 10_000}`;
 
 /** A query of one rare word: it matches `size / 10000` entries (at least one). */
 export const selectiveQuery = (i: number, size: number) => `sel${(i * 7919) % Math.min(size, 10_000)}`;
@@ -46,7 +49,7 @@ export function benchEmbeddingModel(dims: number): EmbeddingModelV4 & { next: nu
     specificationVersion: 'v4' as const,
     provider: 'bench',
     modelId: `fixed-${dims}`,
-    maxEmbeddingsPerCall: 1,
+    maxEmbeddingsPerCall: 2048,
     supportsParallelCalls: true,
     next: 0,
     async doEmbed({ values }: { values: string[] }) {

@@ -2,22 +2,24 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { InMemoryStore } from '@langchain/langgraph';
+import pg from 'pg';
 import { writeDocsBlock } from '../docs-block.ts';
 import { runFails, targetLines } from '../journal/report.ts';
 import { machine } from '../machine.ts';
 import type { MemoryStore } from '../../src/memory/memory-store.ts';
+import { putMany } from '../../src/memory/put-many.ts';
 import { openPostgresMemoryStore } from '../../src/memory/stores/postgres/postgres-memory-store.ts';
 import { openSqliteMemoryStore } from '../../src/memory/stores/sqlite/sqlite-memory-store.ts';
 import { startPostgres } from '../../test/support/postgres.ts';
-import { benchEmbeddingModel, broadQuery, entryText, selectiveQuery, vectorFor } from './data.ts';
-import { type Latency, latency, load } from './measure.ts';
+import { benchEmbeddingModel, broadQuery, entryText, selectiveQuery } from './data.ts';
+import { inMemoryTextRow, inMemoryVectorRow, postgresTextRow } from './langgraph.ts';
+import { checked, load } from './measure.ts';
 import { type MemoryReport, reportLines, type Row, targetResults } from './report.ts';
 
 const HELP = `npm run bench -- memory [--quick]
 
-  --quick   bounded run for CI (2,000 entries instead of 100,000 and 1,000,000); it fails if a query returns the
-            wrong thing, and reports a missed timing target without failing
+  --quick   bounded run for CI (2,000 entries instead of 100,000 and 1,000,000, and 500 instead of 10,000 on PGlite);
+            it fails if a query returns the wrong thing, and reports a missed timing target without failing
 A full run fails on any missed target, and rewrites the memory results section of docs/benchmarks.md.`;
 
 const FULL = {
@@ -25,15 +27,28 @@ const FULL = {
   ftsSizes: [100_000, 1_000_000],
   vectorSize: 100_000,
   pgSize: 100_000,
+  pgliteSize: 10_000,
   runs: 200,
   vectorRuns: 50,
+  peerRuns: 20,
 } as const;
-const QUICK = { mode: 'quick', ftsSizes: [2_000], vectorSize: 2_000, pgSize: 2_000, runs: 30, vectorRuns: 20 } as const;
+const QUICK = {
+  mode: 'quick',
+  ftsSizes: [2_000],
+  vectorSize: 2_000,
+  pgSize: 2_000,
+  pgliteSize: 500,
+  runs: 30,
+  vectorRuns: 20,
+  peerRuns: 10,
+} as const;
 type Config = typeof FULL | typeof QUICK;
 const DIMS = 768;
+// Entries per putMany: each batch is one transaction.
+const BATCH = 5_000;
 const SCOPE = { kind: 'agent', id: 'bench' } as const;
 
-/** The memory benchmark: text and vector recall in the SQLite and PostgreSQL stores, beside LangGraph's store. */
+/** The memory benchmark: text and vector recall in the SQLite and PostgreSQL stores, beside LangGraph's stores. */
 export async function main(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -42,6 +57,7 @@ export async function main(args: string[]): Promise<void> {
   if (values.help) return void console.log(HELP);
   const config: Config = values.quick ? QUICK : FULL;
   const started = performance.now();
+  const loadAtStart = machine().loadAverage1m;
   const dir = mkdtempSync(join(tmpdir(), 'agency-bench-memory-'));
   const rows: Row[] = [];
   try {
@@ -53,8 +69,10 @@ export async function main(args: string[]): Promise<void> {
     const vectors = openSqliteMemoryStore({ path: join(dir, 'vec.db'), embedding: embeddingOption() });
     rows.push(await vectorRow('agency SQLite', config.vectorSize, vectors, config));
     vectors.close();
+    rows.push(await inMemoryTextRow(config.ftsSizes[0], config.runs));
+    rows.push(await inMemoryVectorRow(config.vectorSize, DIMS, config.vectorRuns));
     rows.push(...(await postgresRows(config)));
-    rows.push(await langGraphRow(config));
+    rows.push(...(await pgliteRows(config)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -64,6 +82,7 @@ export async function main(args: string[]): Promise<void> {
     date: new Date().toISOString(),
     elapsedSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),
     machine: machine(),
+    loadAtStart,
     rows,
   };
   const results = targetResults(report);
@@ -80,7 +99,8 @@ function embeddingOption() {
   return { model: benchEmbeddingModel(DIMS), minSimilarity: -1 };
 }
 
-// PostgreSQL puts are written 4 at a time (its pool's size); SQLite's run one after another whatever the caller does.
+// Entries are loaded through putMany in batches; PostgreSQL's batches go 2 at a time, SQLite's one after another
+// (one writer per file whatever the caller does).
 async function textRows(
   store: string,
   size: number,
@@ -88,7 +108,17 @@ async function textRows(
   config: Config,
   concurrency = 1,
 ): Promise<Row> {
-  const putsPerSecond = await load(size, (i) => memory.put(SCOPE, { kind: 'fact', text: entryText(i) }), concurrency);
+  const putsPerSecond = await load(
+    size,
+    BATCH,
+    (from, to) =>
+      putMany(
+        memory,
+        SCOPE,
+        Array.from({ length: to - from }, (_, j) => ({ kind: 'fact', text: entryText(from + j) })),
+      ),
+    concurrency,
+  );
   const selective = await checked(config.runs, async (i) => {
     const word = selectiveQuery(i, size);
     const found = await memory.query([SCOPE], { topK: 10, text: word });
@@ -108,8 +138,17 @@ async function vectorRow(
   config: Config,
   concurrency = 1,
 ): Promise<Row> {
-  const put = (i: number) => memory.put(SCOPE, { kind: 'fact', text: `vector entry ${i}` });
-  const putsPerSecond = await load(size, put, concurrency);
+  const putsPerSecond = await load(
+    size,
+    BATCH,
+    (from, to) =>
+      putMany(
+        memory,
+        SCOPE,
+        Array.from({ length: to - from }, (_, j) => ({ kind: 'fact', text: `vector entry ${from + j}` })),
+      ),
+    concurrency,
+  );
   const vector = await checked(
     config.vectorRuns,
     async () => (await memory.query([SCOPE], { topK: 10, text: 'nothingmatches' })).length === 10,
@@ -125,58 +164,47 @@ async function postgresRows(config: Config): Promise<Row[]> {
   if (server === undefined) return [];
   try {
     const text = await openPostgresMemoryStore({ connectionString: server.url, schema: 'text' });
-    const rows = [await textRows('agency PostgreSQL', config.pgSize, text, config, 4)];
+    const rows = [await textRows('agency PostgreSQL', config.pgSize, text, config, 2)];
     await text.close();
     const vectors = await openPostgresMemoryStore({
       connectionString: server.url,
       schema: 'vec',
       embedding: embeddingOption(),
     });
-    rows.push(await vectorRow('agency PostgreSQL', config.vectorSize, vectors, config, 4));
+    rows.push(await vectorRow('agency PostgreSQL', config.vectorSize, vectors, config, 2));
     await vectors.close();
+    rows.push(await postgresTextRow(server.url, config.pgSize, config.peerRuns));
     return rows;
   } finally {
     await server.stop();
   }
 }
 
-// LangGraph's InMemoryStore has no text search: its `query` is semantic, through an embedding index. It is timed on
-// the vector queries, with the same vectors.
-async function langGraphRow(config: Config): Promise<Row> {
-  let next = 0;
-  const embed = () => vectorFor(next++, DIMS);
-  const embeddings = {
-    embedDocuments: async (texts: string[]) => texts.map(embed),
-    embedQuery: async () => embed(),
-  };
-  const store = new InMemoryStore({ index: { dims: DIMS, embeddings: embeddings as never } });
-  const putsPerSecond = await load(config.vectorSize, (i) =>
-    store.put(['bench'], `k${i}`, { text: `vector entry ${i}` }),
-  );
-  const vector = await checked(
-    config.runs,
-    async () => (await store.search(['bench'], { query: 'q', limit: 10 })).length === 10,
-  );
-  return {
-    store: 'LangGraph InMemoryStore',
-    kind: 'vector',
-    entries: config.vectorSize,
-    dims: DIMS,
-    putsPerSecond,
-    vector,
-  };
-}
-
-async function checked(runs: number, query: (i: number) => Promise<boolean>): Promise<Latency> {
-  return latency(runs, 3, async (i) => {
-    if (!(await query(Math.abs(i)))) throw new Error('a benchmark query returned the wrong entries');
-  });
+// pgvector is not in Debian's PostgreSQL 15, so the server rows search vectors in process; PGlite (PostgreSQL in
+// WebAssembly) has pgvector's `vector` extension, so the pgvector path is timed there, as a row of its own.
+async function pgliteRows(config: Config): Promise<Row[]> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  const db = await PGlite.create({ extensions: { vector } });
+  const pool = new pg.Pool(createPgConfig(db));
+  try {
+    const store = await openPostgresMemoryStore({ pool, embedding: embeddingOption() });
+    if (store.vectorSearch !== 'pgvector') throw new Error('PGlite did not enable pgvector');
+    return [await vectorRow('agency PGlite, pgvector', config.pgliteSize, store, config)];
+  } catch (error) {
+    console.error(`PGlite row skipped: ${String(error)}`);
+    return [];
+  } finally {
+    await pool.end();
+    await db.close();
+  }
 }
 
 function docsBlock(report: MemoryReport, lines: string[], targets: string[]): string {
   const { machine: host } = report;
   return [
-    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${host.loadAverage1m}), ` +
+    `Measured ${report.date.slice(0, 10)} on ${host.cpus} × ${host.cpuModel} (load average ${report.loadAtStart} at the start, ${host.loadAverage1m} at the end), ` +
       `Node ${host.node}, ${host.platform}. The whole run took ${report.elapsedSeconds} s.`,
     '',
     ...lines,

@@ -50,11 +50,21 @@ export function embeddedText(entry: MemoryEntry): string {
 }
 
 /**
- * Embeds texts and returns unit-length vectors (so cosine similarity is a dot product).
+ * Embeds texts and returns unit-length vectors (so cosine similarity is a dot product), in calls of at most the
+ * model's `maxEmbeddingsPerCall` texts.
  * @throws AgencyError `invalid_argument` when the model returns the wrong number of vectors or an empty one.
  */
 export async function embedTexts(settings: EmbeddingSettings, texts: string[]): Promise<Float32Array[]> {
-  if (texts.length === 0) return [];
+  const limit = (await settings.model.maxEmbeddingsPerCall) ?? texts.length;
+  const size = Number.isInteger(limit) && limit > 0 ? limit : texts.length;
+  const vectors: Float32Array[] = [];
+  for (let from = 0; from < texts.length; from += size) {
+    vectors.push(...(await embedCall(settings, texts.slice(from, from + size))));
+  }
+  return vectors;
+}
+
+async function embedCall(settings: EmbeddingSettings, texts: string[]): Promise<Float32Array[]> {
   const { embeddings } = await settings.model.doEmbed({
     values: texts,
     ...(settings.dimensions === undefined ? {} : { dimensions: settings.dimensions }),

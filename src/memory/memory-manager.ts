@@ -21,6 +21,8 @@ import {
   toViewItem,
   winnersOf,
 } from './memory-view.ts';
+import { putMany } from './put-many.ts';
+import { checkEntries } from './store-rules.ts';
 import { buildPhaseBlock, DEFAULT_PHASE_RECALL, type PhaseContext, type PhaseRecallSpec } from './phase-recall.ts';
 import { CHANNEL_HEADINGS, joinBlock, type MemoryBlock, renderSection } from './render-memory.ts';
 
@@ -106,6 +108,12 @@ export type MemoryManager = {
   /** Writes one entry (redacted, then checked by `checkWrite`). Returns null when it was refused. */
   write(scope: MemoryScope, entry: MemoryEntry): Promise<StoredMemoryEntry | null>;
   /**
+   * Writes many entries of one scope (bulk imports): each redacted and checked by `checkWrite` as `write` does, and
+   * the ones kept stored through `putMany` (one transaction where the store has it). Returns, per entry in order,
+   * the entry as stored or null when it was refused; one `memory.write` event counts the entries stored.
+   */
+  writeMany(scope: MemoryScope, entries: readonly MemoryEntry[]): Promise<Array<StoredMemoryEntry | null>>;
+  /**
    * Records what a task learned, as an `episode` in `task:<taskId>` and in the agent channel, with provenance.
    * Call it when the task completes successfully. Writing again for the same task replaces the earlier entries.
    */
@@ -166,6 +174,19 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       const stored = await write(scope, entry);
       if (stored !== null) await emit({ type: 'memory.write', scopes: [formatScope(scope)], count: 1 });
       return stored;
+    },
+    async writeMany(scope, entries) {
+      checkEntries(entries);
+      const checked: Array<MemoryEntry | null> = [];
+      for (const entry of entries) {
+        const clean = redactEntry(entry, redact);
+        checked.push(checkWrite === undefined ? clean : await checkWrite(scope, clean));
+      }
+      const kept = checked.filter((entry) => entry !== null);
+      const stored = await putMany(store, scope, kept);
+      if (stored.length > 0) await emit({ type: 'memory.write', scopes: [formatScope(scope)], count: stored.length });
+      let next = 0;
+      return checked.map((entry) => (entry === null ? null : (stored[next++] as StoredMemoryEntry)));
     },
     async writeLearnings({ summary, taskId, sources = [] }) {
       const result: WriteResult = { written: [], denied: [] };

@@ -87,9 +87,15 @@ export type MemoryQuery = {
  *   would go over the budget is skipped.
  * - `delete` removes one entry and says whether it was there.
  * - Every method is async and safe to call concurrently; a put is visible to every later query.
+ * - `putMany`, where a store has it, is the same as a `put` of each entry in order (a later entry of the batch with
+ *   an earlier one's id or key replaces it), written in one transaction: every entry is stored or, when one is
+ *   invalid or the write fails, none. Call it through `putMany(store, scope, entries)` (put-many.ts), which falls
+ *   back to `put` one by one for a store without it.
  */
 export type MemoryStore = {
   put(scope: MemoryScope, entry: MemoryEntry): Promise<StoredMemoryEntry>;
+  /** Optional: many entries of one scope in one transaction (bulk loads). See `putMany` in put-many.ts. */
+  putMany?(scope: MemoryScope, entries: readonly MemoryEntry[]): Promise<StoredMemoryEntry[]>;
   query(scopes: readonly MemoryScope[], query: MemoryQuery): Promise<StoredMemoryEntry[]>;
   delete(scope: MemoryScope, id: string): Promise<boolean>;
 };

@@ -50,6 +50,22 @@ export function checkEntry(entry: MemoryEntry): void {
   }
 }
 
+/**
+ * Checks every entry of a batch before any is written.
+ * @throws AgencyError `invalid_argument` naming the position of the first entry that cannot be stored, and why.
+ */
+export function checkEntries(entries: readonly MemoryEntry[]): void {
+  if (!Array.isArray(entries)) throw new AgencyError('invalid_argument', 'Memory entries must be an array of entries');
+  entries.forEach((entry, index) => {
+    try {
+      checkEntry(entry);
+    } catch (error) {
+      if (!(error instanceof AgencyError)) throw error;
+      throw new AgencyError('invalid_argument', `Memory entries[${index}]: ${error.message}`, { details: { index } });
+    }
+  });
+}
+
 /** @throws AgencyError `invalid_argument` for a bad `topK`, `maxTokens` or filter list. */
 export function checkQuery(query: MemoryQuery): void {
   if (typeof query !== 'object' || query === null || !Number.isInteger(query.topK) || query.topK < 0) {

@@ -1,4 +1,5 @@
 import { basicCases } from './memory-contract/basic-cases.ts';
+import { batchCases } from './memory-contract/batch-cases.ts';
 import { hostileCases } from './memory-contract/hostile-cases.ts';
 import { managerCases } from './memory-contract/manager-cases.ts';
 import type { ContractCase, MakeContractStore } from './memory-contract/support.ts';
@@ -7,8 +8,9 @@ export type { ContractCase, ContractContext, ContractStore, MakeContractStore } 
 
 /**
  * The `MemoryStore` contract (memory-store.ts, docs/memory.md) as a list of cases, each on a fresh store: put, query
- * and delete; replacement by id and key; filters; the order; topK and maxTokens; TTL; channels and precedence and
- * redaction through a MemoryManager; concurrent writers; unicode; large entries; and hostile input (SQL and
+ * and delete; putMany (the store's own, or the put-by-put fallback) as a put of each entry in order; replacement by
+ * id and key; filters; the order; topK and maxTokens; TTL; channels and precedence and redaction through a
+ * MemoryManager; concurrent writers; unicode; large entries; and hostile input (SQL and
  * full-text query syntax, NUL, lone surrogates) in content and in queries. It asserts with `node:assert`, so it runs
  * under any test runner.
  *
@@ -19,7 +21,7 @@ export type { ContractCase, ContractContext, ContractStore, MakeContractStore } 
  * });
  */
 export function memoryStoreContract(makeStore: MakeContractStore): ContractCase[] {
-  return [...basicCases, ...managerCases, ...hostileCases].map(([name, body]) => ({
+  return [...basicCases, ...batchCases, ...managerCases, ...hostileCases].map(([name, body]) => ({
     name,
     run: async () => {
       let time = Date.UTC(2025, 0, 1);

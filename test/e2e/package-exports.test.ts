@@ -85,6 +85,7 @@ const ENTRIES: Record<string, string[]> = {
     'policyMemoryCheck',
     'policyProcessor',
     'promptRef',
+    'putMany',
     'rateLimit',
     'redactError',
     'renderHistory',

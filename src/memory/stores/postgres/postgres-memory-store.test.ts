@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startPostgres, type TempPostgres } from '../../../../test/support/postgres.ts';
 import { meaningModel } from '../__fixtures__/meaning-model.ts';
 import { openPostgresMemoryStore } from './postgres-memory-store.ts';
@@ -65,5 +65,33 @@ describe('the PostgreSQL memory store', () => {
     );
     expect(error.code).toBe('memory_store_unavailable');
     expect(error.message).not.toContain('hunter2');
+  });
+
+  it('putMany writes thousands in multi-row INSERTs in one transaction: a refused row leaves none of the batch', async () => {
+    const embedding = { model: meaningModel() };
+    const store = await openPostgresMemoryStore({ connectionString: server.url, schema: 'batch', embedding });
+    await store.put(agent, { kind: 'fact', key: 'kept', text: 'before the batch' });
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    onTestFinished(() => client.end());
+    await client.query(
+      "CREATE FUNCTION batch.poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.doc LIKE '%poison%' " +
+        "THEN RAISE EXCEPTION 'poisoned row'; END IF; RETURN NEW; END $$",
+    );
+    await client.query(
+      'CREATE TRIGGER poison BEFORE INSERT ON batch.agency_memory_entries FOR EACH ROW EXECUTE FUNCTION batch.poison()',
+    );
+    const batch = Array.from({ length: 2_500 }, (_, i) => ({ kind: 'fact', text: `car number ${i}` }));
+    const poisoned = [{ kind: 'fact', key: 'kept', text: 'replaced' }, ...batch, { kind: 'fact', text: 'poison' }];
+    await expect(store.putMany?.(agent, poisoned)).rejects.toThrow(/poisoned row/);
+    const count = `SELECT count(*)::int AS n, count(vec)::int AS v FROM batch.agency_memory_entries`;
+    expect((await client.query(count)).rows[0]).toEqual({ n: 1, v: 1 });
+    const stored = (await store.putMany?.(agent, [{ kind: 'fact', key: 'kept', text: 'replaced' }, ...batch])) ?? [];
+    expect(stored).toHaveLength(2_501);
+    expect((await client.query(count)).rows[0]).toEqual({ n: 2_501, v: 2_501 });
+    expect((await store.query([agent], { topK: 5, keys: ['kept'] })).map((e) => e.text)).toEqual(['replaced']);
+    const row = await client.query("SELECT doc FROM batch.agency_memory_entries WHERE doc LIKE '%number 2345%'");
+    expect(row.rows.map((r) => JSON.parse(r.doc))).toEqual([stored[2_346]]);
+    await store.close();
   });
 });

@@ -4,7 +4,8 @@ import { newId } from '../../../core/ids.ts';
 import { embeddedText, embeddingSettings, embedTexts, type MemoryEmbedding } from '../../embedding.ts';
 import { compareText } from '../../entry-text.ts';
 import { formatScope, type MemoryScope, type MemoryStore, parseScope } from '../../memory-store.ts';
-import { checkEntry, checkScope, columnValue } from '../../store-rules.ts';
+import { checkEntries, checkEntry, checkScope, columnValue } from '../../store-rules.ts';
+import { putBatch } from './postgres-batch.ts';
 import { enablePgvector, type VectorSearch } from './pgvector.ts';
 import { createPostgresSearch } from './postgres-search.ts';
 import { putEntry } from './postgres-write.ts';
@@ -72,6 +73,13 @@ export async function openPostgresMemoryStore(options: PostgresMemoryStoreOption
       checkEntry(entry);
       const [vector] = embedding === undefined ? [] : await embedTexts(embedding, [embeddedText(entry)]);
       return putEntry(pool, tables, { scope, entry, nextId, now, vector, model: embedding?.name, pgvector });
+    },
+    async putMany(scope, entries) {
+      checkScope(scope);
+      checkEntries(entries);
+      if (entries.length === 0) return [];
+      const vectors = embedding === undefined ? [] : await embedTexts(embedding, entries.map(embeddedText));
+      return putBatch(pool, tables, { scope, entries, nextId, now, vectors, model: embedding?.name, pgvector });
     },
     query: (scopes, query) => search.query(scopes, query),
     async delete(scope, id) {

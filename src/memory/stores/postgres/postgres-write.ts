@@ -55,16 +55,28 @@ export async function putEntry(pool: pg.Pool, tables: PostgresTables, input: Put
   }
 }
 
-function insertSql(tables: PostgresTables, pgvector: boolean): string {
+/** The INSERT of `rows` rows (12 parameters each, in the order {@link rowOf} gives them). */
+export function insertSql(tables: PostgresTables, pgvector: boolean, rows = 1): string {
+  const values = Array.from({ length: rows }, (_, row) => {
+    const $ = (n: number) => `$${row * 12 + n}`;
+    return (
+      `(${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)}, ${$(9)}::tsvector, ${$(10)}, ${$(11)}, ` +
+      `CASE WHEN ${$(12)}::float4[] IS NULL THEN NULL ELSE nextval('${tables.vecSeq}') END, ${$(12)}` +
+      `${pgvector ? `, ${$(12)}::float4[]::vector` : ''})`
+    );
+  });
   return (
     `INSERT INTO ${tables.entries} (scope, id, key, kind, tags, created_ms, expires_ms, tokens, tsv, doc, ` +
-    `vec_model, vec_seq, vec${pgvector ? ', vec_pg' : ''}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector, ` +
-    `$10, $11, CASE WHEN $12::float4[] IS NULL THEN NULL ELSE nextval('${tables.vecSeq}') END, $12` +
-    `${pgvector ? ', $12::float4[]::vector' : ''})`
+    `vec_model, vec_seq, vec${pgvector ? ', vec_pg' : ''}) VALUES ${values.join(', ')}`
   );
 }
 
-function rowOf(scopeKey: string, stored: StoredMemoryEntry, input: PutInput): unknown[] {
+/** The parameters of one entry's row in {@link insertSql}. */
+export function rowOf(
+  scopeKey: string,
+  stored: StoredMemoryEntry,
+  input: Pick<PutInput, 'vector' | 'model'>,
+): unknown[] {
   const hasVector = input.vector !== undefined && input.model !== undefined;
   return [
     scopeKey,

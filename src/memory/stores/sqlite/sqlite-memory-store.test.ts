@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AgencyError } from '../../../core/errors.ts';
+import { meaningModel } from '../__fixtures__/meaning-model.ts';
 import { openSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { SCHEMA_VERSION } from './schema.ts';
 
@@ -107,6 +108,29 @@ describe('the SQLite memory store', () => {
     expect(broad.map((e) => e.id).sort()).toEqual(['body', 'e17', 'e18', 'e19', 'titled'].sort());
     const rare = await store.query([agent('a')], { topK: 100, text: 'rare' });
     expect(rare.map((e) => e.id)).toEqual(['titled', 'body']);
+    store.close();
+  });
+
+  it('putMany is one transaction: a row the database refuses leaves none of the batch, and vectors go in calls of the model limit', async () => {
+    const file = join(dir, 'batch.db');
+    const calls: string[][] = [];
+    const store = openSqliteMemoryStore({ path: file, embedding: { model: meaningModel(calls) } });
+    await store.put(agent('a'), { kind: 'fact', key: 'kept', text: 'before the batch' });
+    const side = new DatabaseSync(file);
+    side.exec(
+      "CREATE TRIGGER poison BEFORE INSERT ON memory_entries WHEN NEW.doc LIKE '%poison%' " +
+        "BEGIN SELECT RAISE(ABORT, 'poisoned row'); END",
+    );
+    side.close();
+    const batch = Array.from({ length: 40 }, (_, i) => ({ kind: 'fact', text: `car number ${i}` }));
+    const poisoned = [{ kind: 'fact', key: 'kept', text: 'replaced' }, ...batch, { kind: 'fact', text: 'poison' }];
+    await expect(store.putMany?.(agent('a'), poisoned)).rejects.toThrow(/poisoned row/);
+    expect((await store.query([agent('a')], { topK: 100 })).map((e) => e.text)).toEqual(['before the batch']);
+    calls.length = 0;
+    const stored = (await store.putMany?.(agent('a'), batch)) ?? [];
+    expect(calls.map((values) => values.length)).toEqual([16, 16, 8]);
+    const found = await store.query([agent('a')], { topK: 100, text: 'automobile' });
+    expect(found.map((e) => e.id).sort()).toEqual(stored.map((e) => e.id).sort());
     store.close();
   });
 });

@@ -6,12 +6,14 @@ import { embeddedText, embeddingSettings, embedTexts, type MemoryEmbedding, vect
 import { compareText } from '../../entry-text.ts';
 import {
   formatScope,
+  type MemoryEntry,
   type MemoryScope,
   type MemoryStore,
   parseScope,
   type StoredMemoryEntry,
 } from '../../memory-store.ts';
 import {
+  checkEntries,
   checkEntry,
   checkScope,
   columnValue,
@@ -79,7 +81,13 @@ export function openSqliteMemoryStore(options: SqliteMemoryStoreOptions): Sqlite
       checkScope(scope);
       checkEntry(entry);
       const [vector] = embedding === undefined ? [] : await embedTexts(embedding, [embeddedText(entry)]);
-      return write.put(scope, entry, nextId, now, vector);
+      return write.put(scope, [entry], nextId, now, [vector])[0] as StoredMemoryEntry;
+    },
+    async putMany(scope, entries) {
+      checkScope(scope);
+      checkEntries(entries);
+      const vectors = embedding === undefined ? [] : await embedTexts(embedding, entries.map(embeddedText));
+      return write.put(scope, entries, nextId, now, vectors);
     },
     query: (scopes, query) => search.query(scopes, query),
     async delete(scope, id) {
@@ -126,13 +134,14 @@ function openDatabase(path: string, busyTimeoutMs: number): DatabaseSync {
 }
 
 type Writer = {
+  /** Writes entries in order in one transaction; `vectors[i]` is entry i's vector (none without a model). */
   put(
     scope: StoredMemoryEntry['scope'],
-    entry: Parameters<MemoryStore['put']>[1],
+    entries: readonly MemoryEntry[],
     nextId: () => string,
     now: () => number,
-    vector: Float32Array | undefined,
-  ): StoredMemoryEntry;
+    vectors: ReadonlyArray<Float32Array | undefined>,
+  ): StoredMemoryEntry[];
   delete(scope: string, id: string): boolean;
 };
 
@@ -158,36 +167,42 @@ function createWriter(db: DatabaseSync, model: string | undefined): Writer {
   };
   const ridOf = (row: unknown) => (row === undefined ? undefined : Number((row as { rid: number }).rid));
 
+  const putOne = (scopeKey: string, stored: StoredMemoryEntry, vector: Float32Array | undefined) => {
+    const { labels, body } = indexedText(stored);
+    const rid = Number(
+      sql.insert.run(
+        scopeKey,
+        columnValue(stored.id),
+        stored.key === undefined ? null : columnValue(stored.key),
+        columnValue(stored.kind),
+        Date.parse(stored.metadata.createdAt),
+        expiresAt(stored),
+        estimateTokens(stored.text),
+        JSON.stringify(stored),
+      ).lastInsertRowid,
+    );
+    sql.insertFts.run(rid, indexSafe(labels), indexSafe(body));
+    for (const tag of stored.tags ?? []) sql.insertTag.run(columnValue(tag), rid);
+    if (vector !== undefined && model !== undefined) sql.insertVector.run(rid, model, vectorBytes(vector));
+  };
+
   return {
-    put(scope, entry, nextId, now, vector) {
+    put(scope, entries, nextId, now, vectors) {
       const scopeKey = columnValue(formatScope(scope));
-      return inTransaction(db, () => {
-        const sameKey =
-          entry.key === undefined
-            ? undefined
-            : (sql.byKey.get(scopeKey, columnValue(entry.key)) as { rid: number; id: string } | undefined);
-        const id = entry.id ?? (sameKey === undefined ? nextId() : (JSON.parse(sameKey.id) as string));
-        const sameId = ridOf(sql.byId.get(scopeKey, columnValue(id)));
-        for (const rid of new Set([sameId, ridOf(sameKey)])) if (rid !== undefined) remove(rid);
-        const stored = storedEntryOf(scope, entry, id, now);
-        const { labels, body } = indexedText(stored);
-        const rid = Number(
-          sql.insert.run(
-            scopeKey,
-            columnValue(id),
-            stored.key === undefined ? null : columnValue(stored.key),
-            columnValue(stored.kind),
-            Date.parse(stored.metadata.createdAt),
-            expiresAt(stored),
-            estimateTokens(stored.text),
-            JSON.stringify(stored),
-          ).lastInsertRowid,
-        );
-        sql.insertFts.run(rid, indexSafe(labels), indexSafe(body));
-        for (const tag of stored.tags ?? []) sql.insertTag.run(columnValue(tag), rid);
-        if (vector !== undefined && model !== undefined) sql.insertVector.run(rid, model, vectorBytes(vector));
-        return stored;
-      });
+      return inTransaction(db, () =>
+        entries.map((entry, index) => {
+          const sameKey =
+            entry.key === undefined
+              ? undefined
+              : (sql.byKey.get(scopeKey, columnValue(entry.key)) as { rid: number; id: string } | undefined);
+          const id = entry.id ?? (sameKey === undefined ? nextId() : (JSON.parse(sameKey.id) as string));
+          const sameId = ridOf(sql.byId.get(scopeKey, columnValue(id)));
+          for (const rid of new Set([sameId, ridOf(sameKey)])) if (rid !== undefined) remove(rid);
+          const stored = storedEntryOf(scope, entry, id, now);
+          putOne(scopeKey, stored, vectors[index]);
+          return stored;
+        }),
+      );
     },
     delete(scope, id) {
       return inTransaction(db, () => {
