@@ -18,6 +18,8 @@ export type TaskCommandOptions = FleetFlags & {
   /** Seconds, or `true` for the default wait. */
   wait?: number | true;
   json?: boolean;
+  /** Fleet mode only: the executor whose queue takes the task. @default 'builtin' */
+  executor?: string;
 };
 
 /** How long `--wait` without a number waits for a free worker. */
@@ -35,6 +37,13 @@ export async function taskCommand(
 ): Promise<number> {
   checkUsage(prompt, options);
   const { ports, urls, root, token } = fleetSettings(options);
+  const databaseUrl = process.env.AGENCY_DATABASE_URL;
+  if (databaseUrl) {
+    const { queueTaskCommand } = await import('./task-queue.ts');
+    return queueTaskCommand(prompt, options, { databaseUrl, root }, out, err);
+  }
+  if (options.executor)
+    throw new AgencyError('invalid_argument', '--executor applies in fleet mode only (AGENCY_DATABASE_URL set)');
   const director = createCliDirector({
     discovery: { ports, urls },
     agencyRoot: root,

@@ -66,8 +66,16 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   }, heartbeatSeconds * 1_000);
   beat.unref();
   const queue = taskQueueName(options.executor);
-  await db.boss.work<unknown>(queue, { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 }, async (jobs) =>
-    Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job))),
+  // After a job, the worker asks for the next one at once instead of waiting out the poll.
+  let workerId = '';
+  workerId = await db.boss.work<unknown>(
+    queue,
+    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+    async (jobs) => {
+      const results = await Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job)));
+      setImmediate(() => db.boss.notifyWorker(workerId));
+      return results;
+    },
   );
   lifecycle.info(`queue mode: taking tasks from ${queue}`);
   let stopping: Promise<void> | undefined;
