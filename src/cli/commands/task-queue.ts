@@ -4,6 +4,7 @@ import { AgencyError } from '../../core/errors.ts';
 import { EXECUTOR_KINDS, type ExecutorKind, type WorkerTask } from '../../fleet/api/worker-schemas.ts';
 import { readSessions, rememberSession, sessionsFile } from '../../fleet/directors/cli/sessions.ts';
 import type { DispatchedTask } from '../../fleet/directors/task-dispatch.ts';
+import type { FleetSettings } from '../../fleet/queue/settings.ts';
 import { EXIT, exitCodeForTask } from '../exit-codes.ts';
 import { type Output, paint } from '../render.ts';
 import { stopOnSignals } from '../signals.ts';
@@ -13,16 +14,16 @@ import type { TaskCommandOptions } from './task.ts';
 export async function queueTaskCommand(
   prompt: string | undefined,
   options: TaskCommandOptions & { executor?: string },
-  { databaseUrl, root }: { databaseUrl: string; root: string },
+  { fleet, root }: { fleet: FleetSettings; root: string },
   out: Output,
   err: Output,
 ): Promise<number> {
-  const executor = executorOf(options.executor);
+  const executor = executorOf(options.executor ?? fleet.executor);
   const { openFleetDatabase, createQueueDispatch, readTask } = await import('../../fleet/queue/index.ts');
-  const db = openFleetDatabase(databaseUrl, {
+  const db = openFleetDatabase(fleet.databaseUrl, {
     onError: (message) => err.write(`agency: fleet database: ${message}\n`),
   });
-  const dispatch = createQueueDispatch({ db, executor });
+  const dispatch = createQueueDispatch({ db, executor, rerunOnLoss: fleet.rerunOnLoss });
   const file = sessionsFile(root);
   try {
     await db.migrate();
@@ -103,8 +104,7 @@ async function sessionTask(file: string, session: string): Promise<DispatchedTas
   };
 }
 
-function executorOf(given: string | undefined): ExecutorKind {
-  const executor = given ?? 'builtin';
+function executorOf(executor: string): ExecutorKind {
   if (!(EXECUTOR_KINDS as readonly string[]).includes(executor))
     throw new AgencyError(
       'invalid_argument',
