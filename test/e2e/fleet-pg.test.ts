@@ -59,7 +59,29 @@ describe('the fleet on PostgreSQL', () => {
       NAMES.map((name) => ({ name, state: 'idle', health: 'healthy', executors: ['builtin'] })),
     );
     expect(registered.map((worker) => worker.url).sort()).toEqual(workers.map((worker) => worker.url).sort());
+    const listed = await cli(['fleet', '--json'], { AGENCY_DATABASE_URL: pg.url });
+    expect(JSON.parse(listed.stdout)).toEqual(
+      NAMES.map((name) => expect.objectContaining({ name, health: 'healthy', executors: ['builtin'] })),
+    );
+    const table = await cli(['fleet'], { AGENCY_DATABASE_URL: pg.url });
+    expect(table.code).toBe(0);
+    for (const name of NAMES) expect(table.stdout).toMatch(new RegExp(`^${name} .* idle +healthy +\\d+ s ago`, 'm'));
+    expect(table.stdout).toContain('3 worker(s) in the registry');
   });
+
+  it('refuses to start a worker with a malformed fleet variable or an unreachable database, naming it', async () => {
+    const root = await workerRoot('pg-bad', 'port: 9000\nexecutor: builtin\n');
+    roots.push(root);
+    const malformed = await startWorkerProcess('pg-bad', root, {
+      env: { AGENCY_DATABASE_URL: pg.url, AGENCY_FLEET_HEARTBEAT_SECONDS: '0' },
+      waitReady: false,
+    }).catch((error: Error) => error.message);
+    expect(malformed).toMatch(/AGENCY_FLEET_HEARTBEAT_SECONDS: must be a whole number of seconds/);
+    const unreachable = await startWorkerProcess('pg-bad', root, {
+      env: { AGENCY_DATABASE_URL: 'postgres://agency@127.0.0.1:1/postgres' },
+    }).catch((error: Error) => error.message);
+    expect(unreachable).toMatch(/agency worker: .*(ECONNREFUSED|connect)/);
+  }, 60_000);
 
   it('runs tasks through the real agency task, continues the session on its worker, and ends it', async () => {
     const root = roots[0]!;
