@@ -29,9 +29,9 @@ beforeAll(async () => {
   const env = { AGENCY_DATABASE_URL: pg.url, AGENCY_FLEET_HEARTBEAT_SECONDS: '1' };
   // Started at once: their migrations race, and the advisory lock orders them.
   const started = await Promise.all(
-    NAMES.map(async (name) => {
+    NAMES.map(async (name, index) => {
       const root = await workerRoot(name, 'port: 9000\nexecutor: builtin\n');
-      roots.push(root);
+      roots[index] = root;
       return startWorkerProcess(name, root, { env });
     }),
   );
@@ -144,6 +144,25 @@ describe('the fleet on PostgreSQL', () => {
     // The workers carry on.
     const task = await dispatch.dispatch({ prompt: 'after the bad one' });
     expect(await dispatch.settle(task)).toMatchObject({ state: 'idle', task: { output: 'done: after the bad one' } });
+  }, 60_000);
+
+  it('continues an idle session on its worker after that worker restarted (at a new port)', async () => {
+    const task = await dispatch.dispatch({ prompt: 'before the restart' });
+    await dispatch.settle(task);
+    const holder = (await readTask(db.pool, task.task_id))!.worker!;
+    const index = NAMES.indexOf(holder);
+    await workers[index]!.kill('SIGTERM');
+    workers[index] = await startWorkerProcess(holder, roots[index]!, {
+      env: { AGENCY_DATABASE_URL: pg.url, AGENCY_FLEET_HEARTBEAT_SECONDS: '1' },
+    });
+    await dispatch.continue(task, 'after the restart');
+    expect(await dispatch.settle(task)).toMatchObject({
+      state: 'idle',
+      task: { output: 'done: after the restart', turns: 2 },
+    });
+    const history = (await taskHistory(db.pool, task.task_id)).map((line) => line.message);
+    expect(history.filter((message) => message.startsWith('turn 1:'))).toHaveLength(1);
+    expect(history).toContainEqual(expect.stringMatching(/^turn 2: after the restart/));
   }, 60_000);
 
   it('fails continue with worker_lost once the worker holding the session stopped', async () => {
