@@ -38,7 +38,7 @@ beforeAll(async () => {
   workers.push(...started);
   db = openFleetDatabase(pg.url);
   await db.migrate();
-  dispatch = createQueueDispatch({ db, pollMs: 500 });
+  dispatch = createQueueDispatch({ db, pollMs: 500, takeGraceMs: 120_000 });
 }, 180_000);
 
 afterAll(async () => {
@@ -109,6 +109,11 @@ describe('the fleet on PostgreSQL', () => {
       Array.from({ length: 100 }, (_, index) => dispatch.dispatch({ prompt: `task ${index}` })),
     );
     const outcomes = await Promise.all(dispatched.map((task) => dispatch.settle(task)));
+    // Each dispatch named the worker that took its task, at its URL.
+    for (const task of dispatched) {
+      expect((await readTask(db.pool, task.task_id))?.worker).toBe(task.worker.name);
+      expect(task.worker.url).toBe(workers[NAMES.indexOf(task.worker.name)]!.url);
+    }
     expect(outcomes.map((outcome) => outcome.state)).toEqual(Array(100).fill('idle'));
     await Promise.all(dispatched.map((task) => dispatch.end(task)));
     const { rows } = await db.pool.query<{ worker: string; state: string; epoch: number; n: number }>(
@@ -125,6 +130,21 @@ describe('the fleet on PostgreSQL', () => {
       expect(row?.result?.output).toBe(`done: task ${index}`);
     }
   }, 240_000);
+
+  it('withdraws a task no worker takes in time, answering agent_busy', async () => {
+    const codex = createQueueDispatch({ db, executor: 'codex', takeGraceMs: 300 });
+    try {
+      const error = await codex.dispatch({ prompt: 'nobody runs codex here' }).catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({
+        code: 'agent_busy',
+        message: expect.stringMatching(/No worker took task-\w+ within 0.3 s/),
+      });
+      const taskId = (error as { details: { task_id: string } }).details.task_id;
+      expect(await readTask(db.pool, taskId)).toMatchObject({ state: 'cancelled', epoch: 0, worker: null });
+    } finally {
+      await codex.close();
+    }
+  });
 
   it('dead-letters a payload that is not a task, with the reason, and does not retry it', async () => {
     const bad = { task_id: 'not-a-task-id', executor: 'builtin', request: { prompt: '' }, extra: true };

@@ -23,7 +23,7 @@ export async function queueTaskCommand(
   const db = openFleetDatabase(fleet.databaseUrl, {
     onError: (message) => err.write(`agency: fleet database: ${message}\n`),
   });
-  const dispatch = createQueueDispatch({ db, executor, rerunOnLoss: fleet.rerunOnLoss });
+  const dispatch = createQueueDispatch({ db, executor, rerunOnLoss: fleet.rerunOnLoss, untilTaken: false });
   const file = sessionsFile(root);
   try {
     await db.migrate();
