@@ -80,7 +80,9 @@ describe('the fleet on PostgreSQL', () => {
     const unreachable = await startWorkerProcess('pg-bad', root, {
       env: { AGENCY_DATABASE_URL: 'postgres://agency@127.0.0.1:1/postgres' },
     }).catch((error: Error) => error.message);
-    expect(unreachable).toMatch(/agency worker: .*(ECONNREFUSED|connect)/);
+    expect(unreachable).toMatch(
+      /agency worker: the fleet database at 127.0.0.1:1\/postgres \(AGENCY_DATABASE_URL\) cannot be reached: .*ECONNREFUSED/,
+    );
   }, 60_000);
 
   it('runs tasks through the real agency task, continues the session on its worker, and ends it', async () => {
