@@ -2,10 +2,10 @@
 // directors follow the task's row, and a session's next turn goes to the worker that holds it.
 import { randomUUID } from 'node:crypto';
 import { AgencyError } from '../../core/errors.ts';
-import { createIdGenerator } from '../../core/ids.ts';
 import type { ExecutorKind, WorkerTask } from '../api/worker-schemas.ts';
 import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../directors/task-dispatch.ts';
 import { createWorkerClient, type WorkerClient } from '../worker-client.ts';
+import { newWorkerTaskId } from '../worker/worker.ts';
 import { type FleetDatabase, taskQueueName } from './database.ts';
 import { type TaskJob, taskJobSchema } from './job.ts';
 import { findWorker } from './registry.ts';
@@ -40,11 +40,6 @@ export type QueueDispatchOptions = {
 /** A {@link TaskDispatch} with its LISTEN connection, to close when done. */
 export type QueueDispatch = TaskDispatch & { close(): Promise<void> };
 
-const newTaskId = (() => {
-  const ids = createIdGenerator();
-  return () => `task-${ids('task').slice(5).toLowerCase()}`;
-})();
-
 /**
  * A `TaskDispatch` over the fleet's database. `dispatch` inserts the task's row (`queued`) and sends its job
  * (singletonKey = task id, so a task is never queued twice) without waiting for a worker: `prefer` and `waitMs` do
@@ -68,7 +63,7 @@ export function createQueueDispatch({
   return {
     async dispatch({ prefer: _prefer, waitMs = 0, ...request }, { signal } = {}) {
       const job: TaskJob = taskJobSchema.parse({
-        task_id: newTaskId(),
+        task_id: newWorkerTaskId(),
         executor,
         request: { ...request, session_id: request.session_id ?? randomUUID() },
         rerun_on_loss: rerunOnLoss,
