@@ -1,6 +1,7 @@
 import { AgencyError } from '../../core/errors.ts';
 import { createCliDirector, type Dispatch } from '../../fleet/directors/cli/cli-director.ts';
 import type { WorkerTask } from '../../fleet/api/worker-schemas.ts';
+import { fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { EXIT, exitCodeForTask } from '../exit-codes.ts';
 import { createTaskProgressView } from '../fleet-view.ts';
 import { type Output, paint } from '../render.ts';
@@ -35,6 +36,11 @@ export async function taskCommand(
 ): Promise<number> {
   checkUsage(prompt, options);
   const { ports, urls, root, token } = fleetSettings(options);
+  const fleet = fleetSettingsFrom();
+  if (fleet) {
+    const { queueTaskCommand } = await import('./task-queue.ts');
+    return queueTaskCommand(prompt, options, { fleet, root }, out, err);
+  }
   const director = createCliDirector({
     discovery: { ports, urls },
     agencyRoot: root,

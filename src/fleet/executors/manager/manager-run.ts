@@ -6,7 +6,7 @@ import type { TaskSpec } from '../../../task/task-spec.ts';
 import { taskTools } from '../../../tools/builtin/task-tools.ts';
 import { isTaskableAgent } from '../../discovery/component.ts';
 import { createDiscovery } from '../../discovery/discovery.ts';
-import { createLocalDispatch } from '../../directors/local-dispatch.ts';
+import { createFleetDispatch } from '../../directors/fleet-dispatch.ts';
 import { loadManagerConfig, type ManagerSettings } from '../../directors/manager/manager-config.ts';
 import {
   createDelegationLedger,
@@ -47,7 +47,7 @@ export function delegationContextOf(
       clientFor,
     }).refresh();
   // Delegations go to agents only: never to a director, this manager among them.
-  const dispatch = createLocalDispatch({
+  const dispatch = createFleetDispatch({
     candidates: async () => (await discover()).filter(isTaskableAgent),
     clientFor,
   });
