@@ -61,6 +61,7 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   worker_unavailable: 'service_unavailable',
   worker_failed: 'bad_gateway',
   no_worker: 'not_found',
+  worker_lost: 'bad_gateway',
   workspace_locked: 'task_in_progress',
   already_exists: 'conflict',
   entry_not_found: 'not_found',

@@ -142,6 +142,10 @@ export const ERROR_CODES = {
     summary: 'The worker is starting (its config and executor are being checked) or shutting down.',
   },
   no_worker: { retryable: false, summary: 'No worker was found: none discovered, or none by that name or URL.' },
+  worker_lost: {
+    retryable: false,
+    summary: 'The worker that holds the task is gone (stopped, or no heartbeat for too long); start a new task.',
+  },
   worker_failed: {
     retryable: true,
     summary: 'A worker did not answer, answered outside its API, or failed on its side (a 5xx, a refused token).',

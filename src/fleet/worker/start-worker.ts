@@ -15,6 +15,7 @@ import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
 import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
 import { createHistoryStore } from './history-store.ts';
+import { tappedHistory } from './history-tap.ts';
 import { readInstructions } from './instructions.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
 import { createWorkerApp } from './worker-app.ts';
@@ -109,7 +110,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const shown = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
   lifecycle.info(`listening on ${url}; starting (executor ${config.executor})`);
-  const ready = becomeReady(instance, options).then((version) => {
+  const ready = becomeReady(instance, options).then(async (version) => {
+    await joinFleet(instance, { url, name: config.name, executor: config.executor });
     executorVersion = version;
     return { executorVersion: version };
   });
@@ -149,14 +151,17 @@ async function openInstance(options: StartWorkerOptions) {
   const home = join(config.instanceDir, 'home');
   await mkdir(home, { recursive: true, mode: 0o700 });
   const lifecycle = createLifecycleLog({ logger, redactor, now });
-  const worker = createWorker({
-    config,
-    history: createHistoryStore({
+  const history = tappedHistory(
+    createHistoryStore({
       dir: join(config.instanceDir, 'history'),
       limit: config.historyLimit,
       now,
       warn: (message) => lifecycle.warn(message),
     }),
+  );
+  const worker = createWorker({
+    config,
+    history: history.store,
     lifecycle,
     redactor,
     credentials,
@@ -165,20 +170,24 @@ async function openInstance(options: StartWorkerOptions) {
     instructions: await readInstructions(config.executor),
     now,
   });
-  return { env, now, logger, token, home, lifecycle, worker };
+  // Queue mode (AGENCY_DATABASE_URL): started once the executor is ready, stopped when a shutdown begins.
+  const fleet: { stop?: () => Promise<void> } = {};
+  return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, fleet };
 }
 type Instance = Awaited<ReturnType<typeof openInstance>>;
 
 // Once drained (and, after stopping a running task, lingered so a director following it sees how it ended): the
 // port closes, then `closed` resolves (and `agency worker` exits). Later calls share the first one's closing.
-function closer(server: Server, { worker, lifecycle }: Instance, lingerMs: number) {
+function closer(server: Server, { worker, lifecycle, fleet }: Instance, lingerMs: number) {
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   const close = (drained: Promise<void>): Promise<void> => {
     const followed = worker.active() !== undefined;
+    const queueStopped = closing ? undefined : fleet.stop?.();
     return (closing ??= drained
       .catch(() => undefined)
+      .then(() => queueStopped)
       .then(() => (followed ? sleep(lingerMs) : undefined))
       .then(() => shutDownServer(server))
       .then(() => {
@@ -214,6 +223,25 @@ async function becomeReady(
   worker.ready(executor);
   lifecycle.info(`ready: executor ${config.executor} ${check.version}`);
   return check.version;
+}
+
+// With AGENCY_DATABASE_URL set, the worker registers in the fleet's database and takes tasks from its queue
+// (src/fleet/queue/, loaded only then).
+async function joinFleet(instance: Instance, where: { url: string; name: string; executor: string }): Promise<void> {
+  const databaseUrl = instance.env.AGENCY_DATABASE_URL;
+  if (!databaseUrl) return;
+  const { startQueueWorker } = await import('../queue/queue-worker.ts');
+  const heartbeat = Number(instance.env.AGENCY_FLEET_HEARTBEAT_SECONDS ?? 10);
+  const queue = await startQueueWorker({
+    ...where,
+    worker: instance.worker,
+    lifecycle: instance.lifecycle,
+    listen: instance.listen,
+    databaseUrl,
+    heartbeatSeconds: Number.isFinite(heartbeat) && heartbeat > 0 ? heartbeat : 10,
+    now: instance.now,
+  });
+  instance.fleet.stop = () => queue.stop();
 }
 
 /** Serves `fetch` on `hostname:port`; a port in use is an `invalid_config` error naming the field `port`. */

@@ -113,6 +113,7 @@ async function launch(
 export async function submitTask(
   state: WorkerState,
   request: WorkerTaskRequest,
+  taskId?: string,
 ): Promise<{ task_id: string; session_id: string; status: WorkerTaskState }> {
   const { config, redactor, instructions } = state.deps;
   const turns = takingTasks(state);
@@ -122,7 +123,7 @@ export async function submitTask(
   const sessionId = request.session_id ?? state.newSessionId();
   // A session this worker has run before continues (Claude Code's --resume); any other starts fresh.
   const resume = request.session_id != null && existsSync(join(config.sessionDir, sessionId));
-  const record = newRecord(state.newTaskId(), sessionId, config.executor, redactor.redactText(request.prompt));
+  const record = newRecord(taskId ?? state.newTaskId(), sessionId, config.executor, redactor.redactText(request.prompt));
   if (workdir) record.workdir = workdir;
   const task: LiveTask = {
     record,

@@ -38,7 +38,11 @@ export type Worker = {
   recover(): Promise<{ lost: number; idle: number }>;
   /** Starts taking tasks with this executor. */
   ready(executor: Executor): void;
-  submit(request: WorkerTaskRequest): Promise<{ task_id: string; session_id: string; status: WorkerTaskState }>;
+  /** A new task; `taskId` is the id a queue gave it (else the worker makes one). */
+  submit(
+    request: WorkerTaskRequest,
+    options?: { taskId?: string },
+  ): Promise<{ task_id: string; session_id: string; status: WorkerTaskState }>;
   task(taskId: string): Promise<WorkerTask>;
   record(taskId: string): Promise<HistoryRecord>;
   cancel(taskId: string): Promise<{ task_id: string; state: WorkerTaskState; message: string }>;
@@ -88,7 +92,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       state.context = { ...deps, executor, now, stopGraceMs: deps.stopGraceMs ?? 15_000 };
       if (state.phase === 'starting') state.phase = 'ready';
     },
-    submit: (request) => submitTask(state, request),
+    submit: (request, options) => submitTask(state, request, options?.taskId),
     task: async (taskId) => toWorkerTask(await storedRecord(state, taskId), now()),
     record: (taskId) => storedRecord(state, taskId),
     cancel: (taskId) => cancelTask(state, taskId),

@@ -1,0 +1,29 @@
+// The fleet across hosts: PostgreSQL as the source of truth, pg-boss (v12) as the job queue. Loaded only when a
+// database URL is configured (`AGENCY_DATABASE_URL`, or `database:` in a worker's config); nothing here is imported
+// by the one-machine fleet.
+//
+// Public shape (kept stable):
+//
+// - `openFleetDatabase(url, options?)` → `FleetDatabase`: `{ url, pool (pg.Pool), boss (PgBoss), migrate(), close() }`.
+//   `migrate()` runs agency's versioned migrations (schema `agency`) under a PostgreSQL advisory lock, so processes
+//   starting at once do not race, then pg-boss's own (schema `pgboss`) and creates the queues. `close()` stops
+//   pg-boss and ends the pool.
+// - `createQueueDispatch(options)` → `TaskDispatch` (src/fleet/directors/task-dispatch.ts): `dispatch` inserts the
+//   task's row and sends a pg-boss job (queue `agency-tasks-<executor>`, singletonKey = task id), `settle` follows the
+//   row (LISTEN `agency_tasks`, with a poll fallback), `continue`/`end`/`cancel` go to the worker that holds the task
+//   (its URL from the registry), or fail with `worker_lost` when that worker is gone.
+// - Workers: `agency worker` switches to queue mode when `AGENCY_DATABASE_URL` is in its environment: it registers in
+//   `agency.workers`, heartbeats, takes jobs from its executor's queue when idle, and writes every state change of
+//   the task (fenced by epoch) to `agency.tasks` and `agency.task_history`.
+//
+// Tables (schema `agency`), readable by SQL:
+// - `agency.workers(name, url, host, executors text[], labels text[], state, current_task, heartbeat_seconds,
+//   last_heartbeat, started_at, stopped_at)`
+// - `agency.tasks(id, executor, request jsonb, state, epoch, worker, session_id, result jsonb, error jsonb,
+//   rerun_on_loss, created_at, updated_at)`; `state` is `queued`, `working`, `cancelling`, `idle`, `completed`,
+//   `cancelled` or `failed`; `epoch` counts the takes (the fencing token), 0 while queued.
+// - `agency.task_history(seq bigserial, task_id, epoch, event jsonb, at)`: every lifecycle line of the task, with the
+//   epoch of the run that wrote it.
+// - `agency.schema_migrations(version, name, applied_at)`.
+// - Dead letters: pg-boss queue `agency-tasks-dead` (a job whose payload fails validation, with the reason).
+export {};

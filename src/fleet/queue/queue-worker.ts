@@ -1,0 +1,146 @@
+// A worker in queue mode: registered in `agency.workers` with heartbeats, it takes jobs from its executor's queue
+// when idle, takes each task with a new epoch, runs it with the worker's own machinery, and mirrors the task's
+// records to `agency.tasks` (fenced). A job that fails validation is dead-lettered; a job whose earlier run was lost
+// runs again (`rerun_on_loss`) or ends `worker_lost`.
+import type { JobResult } from 'pg-boss';
+import { errorMessage } from '../../core/errors.ts';
+import type { HistoryListener } from '../worker/history-tap.ts';
+import type { LifecycleLog } from '../worker/lifecycle-log.ts';
+import type { Worker } from '../worker/worker.ts';
+import { type FleetDatabase, openFleetDatabase, taskQueueName } from './database.ts';
+import { jobProblem, type TaskJob } from './job.ts';
+import { heartbeat, markStopped, registerWorker } from './registry.ts';
+import { createTaskMirror, type TaskMirror } from './task-mirror.ts';
+import { insertTask, takeTask, writeTask } from './task-rows.ts';
+
+/** Options of {@link startQueueWorker}. */
+export type QueueWorkerOptions = {
+  url: string;
+  name: string;
+  executor: string;
+  worker: Worker;
+  lifecycle: LifecycleLog;
+  /** Where the worker's saved records go (the history store's tap). */
+  listen: (listener: HistoryListener) => void;
+  databaseUrl: string;
+  /** Between registry heartbeats. @default 10 */
+  heartbeatSeconds?: number;
+  /** The lease of a taken task, at least 10 s. @default 10 */
+  leaseSeconds?: number;
+  now?: () => number;
+};
+
+/** A worker taking tasks from the queue. */
+export type QueueWorker = {
+  db: FleetDatabase;
+  /** Stops taking jobs, marks the worker stopped in the registry and closes the database. */
+  stop(): Promise<void>;
+};
+
+/** Registers the worker, starts its heartbeat and takes jobs from its executor's queue. */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  const { name, worker, lifecycle } = options;
+  const heartbeatSeconds = options.heartbeatSeconds ?? 10;
+  const db = openFleetDatabase(options.databaseUrl, {
+    ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+    onError: (message) => lifecycle.warn(`fleet database: ${message}`),
+  });
+  await db.migrate();
+  const mirror = createTaskMirror({
+    pool: db.pool,
+    now: options.now ?? Date.now,
+    onStale: (taskId, epoch) => {
+      lifecycle.warn(`task ${taskId}: write with epoch ${epoch} rejected, another worker took the task; stopping it`);
+      worker.cancel(taskId).catch(() => undefined);
+    },
+    onError: (taskId, message) => lifecycle.warn(`task ${taskId}: could not write to the fleet database: ${message}`),
+  });
+  options.listen((record) => mirror.save(record));
+  await registerWorker(db.pool, { name, url: options.url, executors: [options.executor], heartbeatSeconds });
+  const beat = setInterval(() => {
+    const current = worker.active()?.record.task_id ?? null;
+    const state = worker.phase === 'stopping' ? 'stopping' : current ? 'working' : 'idle';
+    heartbeat(db.pool, name, state, current).catch((error: unknown) =>
+      lifecycle.warn(`fleet heartbeat failed: ${errorMessage(error)}`),
+    );
+  }, heartbeatSeconds * 1_000);
+  beat.unref();
+  const queue = taskQueueName(options.executor);
+  await db.boss.work<unknown>(
+    queue,
+    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 },
+    async (jobs) => Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job))),
+  );
+  lifecycle.info(`queue mode: taking tasks from ${queue}`);
+  let stopping: Promise<void> | undefined;
+  return {
+    db,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(beat);
+        await db.boss.offWork(queue).catch(() => undefined);
+        await markStopped(db.pool, name).catch(() => undefined);
+        await db.close();
+      })()),
+  };
+}
+
+type JobContext = QueueWorkerOptions & { db: FleetDatabase; mirror: TaskMirror };
+
+// One job: checked, taken with a new epoch, run to the end of its first turn. The job completes then; the session's
+// later turns are asked of this worker directly (its URL in the registry) and mirrored the same way.
+async function runJob(context: JobContext, job: { id: string; data: unknown; signal: AbortSignal }): Promise<JobResult> {
+  const { db, mirror, worker, lifecycle, name } = context;
+  const problem = jobProblem(job.data);
+  if (problem) {
+    lifecycle.warn(`job ${job.id}: not a task (${problem}); dead-lettered`);
+    return { id: job.id, status: 'deadletter', output: { reason: problem } };
+  }
+  const data = job.data as TaskJob;
+  await insertTask(db.pool, {
+    id: data.task_id,
+    executor: data.executor,
+    request: data.request,
+    sessionId: data.request.session_id,
+    rerunOnLoss: data.rerun_on_loss,
+  });
+  await waitUntilIdle(worker, job.signal);
+  const take = await takeTask(db.pool, data.task_id, name);
+  if (!take) return { id: job.id, status: 'completed', output: { skipped: 'the task is no longer queued' } };
+  if (take.before !== 'queued') {
+    const lost = `its worker ${take.previousWorker ?? '(unknown)'} was lost (lease expired) while it ran`;
+    if (!take.row.rerun_on_loss) {
+      await writeTask(db.pool, data.task_id, take.epoch, {
+        state: 'failed',
+        error: { type: 'worker_lost', message: `Task ${data.task_id}: ${lost}; it is not run again` },
+        events: [{ time: new Date().toISOString(), level: 'error', message: `${lost}; failed (worker_lost)` }],
+      });
+      return { id: job.id, status: 'completed', output: { worker_lost: true } };
+    }
+    lifecycle.warn(`task ${data.task_id}: ${lost}; running it again (epoch ${take.epoch})`);
+  }
+  mirror.hold(data.task_id, take.epoch);
+  const over = mirror.turnOver(data.task_id);
+  const onLeaseLost = () => {
+    lifecycle.warn(`task ${data.task_id}: lease lost; stopping it`);
+    worker.cancel(data.task_id).catch(() => undefined);
+  };
+  job.signal.addEventListener('abort', onLeaseLost, { once: true });
+  try {
+    await worker.submit(data.request, { taskId: data.task_id });
+    await over;
+  } catch (error) {
+    await writeTask(db.pool, data.task_id, take.epoch, {
+      state: 'failed',
+      error: { type: 'internal', message: `the worker ${name} refused the task: ${errorMessage(error)}` },
+    });
+  } finally {
+    job.signal.removeEventListener('abort', onLeaseLost);
+  }
+  return { id: job.id, status: 'completed' };
+}
+
+// A queue-mode worker still answers HTTP tasks; a job waits while one runs.
+async function waitUntilIdle(worker: Worker, signal: AbortSignal): Promise<void> {
+  while (worker.active() && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 50));
+}
