@@ -87,8 +87,10 @@ async function createQueues(boss: PgBoss, leaseSeconds: number, retryLimit: numb
     await boss.createQueue(name, {
       deadLetter: DEAD_LETTER_QUEUE,
       heartbeatSeconds: leaseSeconds,
-      // The lease is the heartbeat; a task's own timeout (up to 24 h) is the worker's to enforce.
-      expireInSeconds: 25 * 3600,
+      // One job per task id queued or active (its singletonKey), however often a dispatch is retried.
+      policy: 'exclusive',
+      // The lease is the heartbeat; this only bounds a job held longer than pg-boss allows (24 h).
+      expireInSeconds: 24 * 3600,
       retryLimit,
       retryDelay: 0,
       notify: true,

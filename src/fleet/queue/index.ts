@@ -26,4 +26,16 @@
 //   epoch of the run that wrote it.
 // - `agency.schema_migrations(version, name, applied_at)`.
 // - Dead letters: pg-boss queue `agency-tasks-dead` (a job whose payload fails validation, with the reason).
-export {};
+export {
+  DEAD_LETTER_QUEUE,
+  type FleetDatabase,
+  type FleetDatabaseOptions,
+  openFleetDatabase,
+  taskQueueName,
+} from './database.ts';
+export { type TaskJob, taskJobSchema } from './job.ts';
+export { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION, migrateFleet } from './migrations.ts';
+export { createQueueDispatch, type QueueDispatch, type QueueDispatchOptions } from './queue-dispatch.ts';
+export { startQueueWorker, type QueueWorker, type QueueWorkerOptions } from './queue-worker.ts';
+export { healthOf, listWorkers, type RegisteredWorker, type RegistryHealth } from './registry.ts';
+export { readTask, takeTask, type TaskRow, taskHistory, TASKS_CHANNEL, writeTask } from './task-rows.ts';

@@ -21,7 +21,5 @@ export type TaskJob = z.infer<typeof taskJobSchema>;
 export function jobProblem(data: unknown): string | undefined {
   const parsed = taskJobSchema.safeParse(data);
   if (parsed.success) return undefined;
-  return parsed.error.issues
-    .map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`)
-    .join('; ');
+  return parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ');
 }

@@ -66,10 +66,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   }, heartbeatSeconds * 1_000);
   beat.unref();
   const queue = taskQueueName(options.executor);
-  await db.boss.work<unknown>(
-    queue,
-    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 },
-    async (jobs) => Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job))),
+  await db.boss.work<unknown>(queue, { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 }, async (jobs) =>
+    Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job))),
   );
   lifecycle.info(`queue mode: taking tasks from ${queue}`);
   let stopping: Promise<void> | undefined;
@@ -89,7 +87,10 @@ type JobContext = QueueWorkerOptions & { db: FleetDatabase; mirror: TaskMirror }
 
 // One job: checked, taken with a new epoch, run to the end of its first turn. The job completes then; the session's
 // later turns are asked of this worker directly (its URL in the registry) and mirrored the same way.
-async function runJob(context: JobContext, job: { id: string; data: unknown; signal: AbortSignal }): Promise<JobResult> {
+async function runJob(
+  context: JobContext,
+  job: { id: string; data: unknown; signal: AbortSignal },
+): Promise<JobResult> {
   const { db, mirror, worker, lifecycle, name } = context;
   const problem = jobProblem(job.data);
   if (problem) {

@@ -25,7 +25,13 @@ export type RegisteredWorker = {
 };
 
 /** What a worker registers. */
-export type Registration = { name: string; url: string; executors: string[]; labels?: string[]; heartbeatSeconds: number };
+export type Registration = {
+  name: string;
+  url: string;
+  executors: string[];
+  labels?: string[];
+  heartbeatSeconds: number;
+};
 
 /** Registers (or re-registers, after a restart) a worker as `idle`. */
 export async function registerWorker(pool: Pool, worker: Registration): Promise<void> {
@@ -40,10 +46,11 @@ export async function registerWorker(pool: Pool, worker: Registration): Promise<
 
 /** A heartbeat: the worker's state and task now. */
 export async function heartbeat(pool: Pool, name: string, state: string, currentTask: string | null): Promise<void> {
-  await pool.query(
-    `UPDATE agency.workers SET state = $2, current_task = $3, last_heartbeat = now() WHERE name = $1`,
-    [name, state, currentTask],
-  );
+  await pool.query(`UPDATE agency.workers SET state = $2, current_task = $3, last_heartbeat = now() WHERE name = $1`, [
+    name,
+    state,
+    currentTask,
+  ]);
 }
 
 /** Marks a worker stopped (a clean shutdown). */

@@ -1,0 +1,156 @@
+// The `TaskDispatch` of a fleet across hosts: tasks go through pg-boss to whichever idle worker takes them first;
+// directors follow the task's row, and a session's next turn goes to the worker that holds it.
+import { randomUUID } from 'node:crypto';
+import { AgencyError } from '../../core/errors.ts';
+import { createIdGenerator } from '../../core/ids.ts';
+import type { ExecutorKind, WorkerTask } from '../api/worker-schemas.ts';
+import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../directors/task-dispatch.ts';
+import { createWorkerClient, type WorkerClient } from '../worker-client.ts';
+import { type FleetDatabase, taskQueueName } from './database.ts';
+import { type TaskJob, taskJobSchema } from './job.ts';
+import { findWorker } from './registry.ts';
+import { cancelQueuedTask, insertTask, readTask, type TaskRow } from './task-rows.ts';
+import { createTaskWatch } from './task-watch.ts';
+
+/** Options of {@link createQueueDispatch}. */
+export type QueueDispatchOptions = {
+  /** An open (migrated) fleet database. */
+  db: FleetDatabase;
+  /** The executor kind whose queue tasks go to. @default 'builtin' */
+  executor?: ExecutorKind;
+  /**
+   * Run a task again on another worker when its worker is lost mid-run (for idempotent tasks); otherwise it ends
+   * `failed` with `worker_lost`. @default false
+   */
+  rerunOnLoss?: boolean;
+  /** How often a followed task's row is read besides its notifications. @default 1000 */
+  pollMs?: number;
+  clientFor?: (url: string) => WorkerClient;
+};
+
+/** A {@link TaskDispatch} with its LISTEN connection, to close when done. */
+export type QueueDispatch = TaskDispatch & { close(): Promise<void> };
+
+const newTaskId = (() => {
+  const ids = createIdGenerator();
+  return () => `task-${ids('task').slice(5).toLowerCase()}`;
+})();
+
+/**
+ * A `TaskDispatch` over the fleet's database. `dispatch` inserts the task's row (`queued`) and sends its job
+ * (singletonKey = task id, so a task is never queued twice) without waiting for a worker: `prefer` and `waitMs` do
+ * not apply, and the returned `worker` is the queue's (`{name: "queue", url: "queue:<queue>"}`) until a worker
+ * takes it. `settle` follows the row; `continue`, `end` and `cancel` go to the worker the row names, by its URL in
+ * the registry, and fail with `worker_lost` when that worker stopped or its heartbeats stopped.
+ */
+export function createQueueDispatch({
+  db,
+  executor = 'builtin',
+  rerunOnLoss = false,
+  pollMs = 1_000,
+  clientFor = (url) => createWorkerClient(url),
+}: QueueDispatchOptions): QueueDispatch {
+  const watch = createTaskWatch(db.pool, { pollMs });
+  const queue = taskQueueName(executor);
+  const holder = async (task: DispatchedTask) => clientFor(await holderUrl(db, task.task_id));
+  const call = (signal?: AbortSignal) => (signal ? { signal } : {});
+  return {
+    async dispatch({ prefer: _prefer, waitMs: _waitMs, ...request }) {
+      const job: TaskJob = taskJobSchema.parse({
+        task_id: newTaskId(),
+        executor,
+        request: { ...request, session_id: request.session_id ?? randomUUID() },
+        rerun_on_loss: rerunOnLoss,
+      });
+      await insertTask(db.pool, {
+        id: job.task_id,
+        executor,
+        request: job.request,
+        sessionId: job.request.session_id,
+        rerunOnLoss,
+      });
+      await db.boss.send(queue, job, { singletonKey: job.task_id });
+      return {
+        worker: { name: 'queue', url: `queue:${queue}` },
+        task_id: job.task_id,
+        session_id: job.request.session_id,
+      };
+    },
+    async settle(task, { signal } = {}) {
+      const row = await watch.until(task.task_id, (row) => !RUNNING.has(row.state), signal);
+      return outcomeOf(row);
+    },
+    async continue(task, prompt, { signal } = {}) {
+      await (await holder(task)).continue(task.task_id, prompt, call(signal));
+    },
+    async end(task, { signal } = {}) {
+      await (await holder(task)).end(task.task_id, call(signal));
+    },
+    async cancel(task, { signal } = {}) {
+      if (await cancelQueuedTask(db.pool, task.task_id)) return;
+      await (await holder(task)).cancel(task.task_id, call(signal));
+    },
+    close: () => watch.close(),
+  };
+}
+
+const RUNNING = new Set(['queued', 'working', 'cancelling']);
+
+/**
+ * The URL of the worker holding a task, from the registry.
+ * @throws AgencyError `task_not_found` (no row), `worker_lost` (the worker stopped, or its heartbeats did)
+ */
+export async function holderUrl(db: FleetDatabase, taskId: string): Promise<string> {
+  const row = await readTask(db.pool, taskId);
+  if (!row) throw new AgencyError('task_not_found', `Task ${taskId} not found in the fleet database`);
+  if (!row.worker)
+    throw new AgencyError('task_active', `Task ${taskId} is still queued: no worker holds it yet`, {
+      details: { task_id: taskId },
+    });
+  const worker = await findWorker(db.pool, row.worker);
+  if (!worker || worker.health === 'lost' || worker.health === 'stopped')
+    throw new AgencyError(
+      'worker_lost',
+      `Task ${taskId} is held by worker ${row.worker}, which is ${worker ? worker.health : 'not registered'}` +
+        (worker ? ` (last heartbeat ${worker.last_heartbeat})` : '') +
+        '; start a new task (with its session_id to go on from there)',
+      { details: { task_id: taskId, worker: row.worker } },
+    );
+  return worker.url;
+}
+
+/** How a settled row ended, as a director sees it. A task failed with `worker_lost` is `lost`. */
+export function outcomeOf(row: TaskRow): DispatchOutcome {
+  const task = row.result ?? taskOfRow(row);
+  const error = row.error ?? task.error;
+  if (row.state === 'failed' && error?.type === 'worker_lost')
+    return { state: 'lost', error: { type: 'worker_lost', message: error.message } };
+  if (row.state === 'failed')
+    return {
+      state: 'failed',
+      task: { ...task, state: 'failed' },
+      error: (error as WorkerTask['error']) ?? { type: 'internal', message: 'failed without a reason' },
+    };
+  if (row.state === 'idle' || row.state === 'completed' || row.state === 'cancelled')
+    return { state: row.state, task: { ...task, state: row.state } };
+  throw new AgencyError('internal', `task ${row.id} settled in state ${row.state}`);
+}
+
+// A task that never ran on a worker (cancelled while queued, failed as lost) has no result: its row stands for it.
+function taskOfRow(row: TaskRow): WorkerTask {
+  return {
+    task_id: row.id,
+    state: row.state,
+    executor: row.executor as ExecutorKind,
+    exit_code: null,
+    started_at: null,
+    completed_at: null,
+    duration_seconds: null,
+    output: null,
+    error: (row.error as WorkerTask['error']) ?? null,
+    session_id: row.session_id,
+    token_usage: null,
+    cost_usd: null,
+    turns: 1,
+  };
+}

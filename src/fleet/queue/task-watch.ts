@@ -1,0 +1,80 @@
+// Following task rows: one LISTEN connection per process wakes whoever waits on a task when its row changes, and a
+// poll (every `pollMs`) covers a lost notification or a dropped connection.
+import type { Pool, PoolClient } from 'pg';
+import { AgencyError } from '../../core/errors.ts';
+import { readTask, TASKS_CHANNEL, type TaskRow } from './task-rows.ts';
+
+/** Waits for task rows to change. */
+export type TaskWatch = {
+  /** Resolves with the task's row once `done(row)` holds. @throws AgencyError `aborted`, `task_not_found` */
+  until(id: string, done: (row: TaskRow) => boolean, signal?: AbortSignal): Promise<TaskRow>;
+  close(): Promise<void>;
+};
+
+/** Creates a {@link TaskWatch} over `pool`. @default pollMs 1000 */
+export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: number } = {}): TaskWatch {
+  const waiters = new Map<string, Set<() => void>>();
+  let listener: Promise<PoolClient | undefined> | undefined;
+  const wake = (id: string) => {
+    for (const waiter of waiters.get(id) ?? []) waiter();
+  };
+  const listen = () =>
+    (listener ??= pool
+      .connect()
+      .then(async (client) => {
+        client.on('notification', (message) => message.payload && wake(message.payload));
+        client.on('error', () => {
+          listener = undefined;
+          client.release(true);
+        });
+        await client.query(`LISTEN ${TASKS_CHANNEL}`);
+        return client;
+      })
+      .catch(() => {
+        listener = undefined;
+        return undefined;
+      }));
+  return {
+    async until(id, done, signal) {
+      await listen();
+      for (;;) {
+        if (signal?.aborted) throw new AgencyError('aborted', `stopped following task ${id}`);
+        const row = await readTask(pool, id);
+        if (!row) throw new AgencyError('task_not_found', `Task ${id} not found in the fleet database`);
+        if (done(row)) return row;
+        await nextChange(waiters, id, pollMs, signal);
+      }
+    },
+    async close() {
+      const client = await listener;
+      listener = undefined;
+      if (client) {
+        await client.query(`UNLISTEN ${TASKS_CHANNEL}`).catch(() => undefined);
+        client.release();
+      }
+    },
+  };
+}
+
+// Resolves at the task's next notification, after `pollMs`, or when the signal aborts.
+function nextChange(
+  waiters: Map<string, Set<() => void>>,
+  id: string,
+  pollMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const set = waiters.get(id) ?? new Set();
+    waiters.set(id, set);
+    const done = () => {
+      clearTimeout(timer);
+      set.delete(done);
+      if (set.size === 0) waiters.delete(id);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, pollMs);
+    set.add(done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
