@@ -66,8 +66,16 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   }, heartbeatSeconds * 1_000);
   beat.unref();
   const queue = taskQueueName(options.executor);
-  await db.boss.work<unknown>(queue, { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 }, async (jobs) =>
-    Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job))),
+  const workId: string = await db.boss.work<unknown>(
+    queue,
+    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 },
+    async (jobs) => {
+      const results = await Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job)));
+      // Look for the next task at once: with NOTIFY on, pg-boss would otherwise wait its 30 s backstop poll, and a
+      // backlog sent before this worker was free would wait that long per task.
+      db.boss.notifyWorker(workId);
+      return results;
+    },
   );
   lifecycle.info(`queue mode: taking tasks from ${queue}`);
   let stopping: Promise<void> | undefined;

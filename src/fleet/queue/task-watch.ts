@@ -23,7 +23,9 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
       .connect()
       .then(async (client) => {
         client.on('notification', (message) => message.payload && wake(message.payload));
-        client.on('error', () => {
+        // The connection is dropped once, at its first error; later errors of the dead connection are ignored.
+        client.on('error', () => undefined);
+        client.once('error', () => {
           listener = undefined;
           client.release(true);
         });
@@ -49,8 +51,10 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
       const client = await listener;
       listener = undefined;
       if (client) {
-        await client.query(`UNLISTEN ${TASKS_CHANNEL}`).catch(() => undefined);
-        client.release();
+        // Not back to the pool: it listened, and its error handler would release it a second time.
+        client.removeAllListeners('error');
+        client.on('error', () => undefined);
+        client.release(true);
       }
     },
   };
