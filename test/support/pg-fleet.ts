@@ -21,8 +21,11 @@ export type PgFleet = {
   db: FleetDatabase;
   dispatch: QueueDispatch;
   workers: FleetWorker[];
-  /** Starts one more worker `name` (its own data root) and waits until it is ready and registered. */
-  startWorker(name: string, env?: Record<string, string>): Promise<FleetWorker>;
+  /**
+   * Starts worker `name` with a data root of its own (or `root`: a killed worker's, to start it again) and waits
+   * until it is ready and registered.
+   */
+  startWorker(name: string, options?: { env?: Record<string, string>; root?: string }): Promise<FleetWorker>;
   /** The task rows, by id. */
   rows(): Promise<Map<string, TaskRow>>;
   close(): Promise<void>;
@@ -40,17 +43,18 @@ export async function startPgFleet({ rerunOnLoss = true }: { rerunOnLoss?: boole
     db,
     dispatch,
     workers,
-    async startWorker(name, env = {}) {
-      const root = await workerRoot(name, 'port: 9000\nexecutor: claude\n');
+    async startWorker(name, { env = {}, root: given } = {}) {
+      const root = given ?? (await workerRoot(name, 'port: 9000\nexecutor: claude\n'));
       const process = await startWorkerProcess(name, root, {
         env: { AGENCY_DATABASE_URL: pg.url, AGENCY_FLEET_HEARTBEAT_SECONDS: '1', ...env },
       });
       const worker = Object.assign(process, { name, root });
       workers.push(worker);
       await waitFor(`worker ${name} registered`, 30_000, async () => {
-        const { rows } = await db.pool.query("SELECT 1 FROM agency.workers WHERE name = $1 AND state <> 'stopped'", [
-          name,
-        ]);
+        const { rows } = await db.pool.query(
+          "SELECT 1 FROM agency.workers WHERE name = $1 AND url = $2 AND state <> 'stopped'",
+          [name, worker.url],
+        );
         return rows.length === 1;
       });
       return worker;
@@ -61,7 +65,8 @@ export async function startPgFleet({ rerunOnLoss = true }: { rerunOnLoss?: boole
     },
     async close() {
       await Promise.all(workers.filter(alive).map((worker) => worker.kill('SIGKILL')));
-      await Promise.all(workers.map((worker) => rm(worker.root, { recursive: true, force: true })));
+      const roots = new Set(workers.map((worker) => worker.root));
+      await Promise.all([...roots].map((root) => rm(root, { recursive: true, force: true })));
       await dispatch.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       await pg.stop();
