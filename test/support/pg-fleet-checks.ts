@@ -9,9 +9,10 @@ type HistoryLine = { task_id: string; epoch: number; message: string };
 /**
  * Problems with the tasks `ids` after a run, one line each (empty when all is well): a task missing or not `idle`
  * (lost), a history line from an epoch older than one before it or newer than the row's (fencing broken), a row
- * whose result is not the final epoch's, or a task ended by more than one worker process (completed twice).
+ * whose result is not the final epoch's, or, when `workers` are given, a task ended (`idle`) in the history of no
+ * worker process or of more than one (completed twice).
  */
-export async function runProblems(pool: Pool, ids: string[], workers: FleetWorker[]): Promise<string[]> {
+export async function runProblems(pool: Pool, ids: string[], workers?: FleetWorker[]): Promise<string[]> {
   const problems: string[] = [];
   const { rows } = await pool.query<TaskRow>('SELECT * FROM agency.tasks WHERE id = ANY($1)', [ids]);
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -20,7 +21,7 @@ export async function runProblems(pool: Pool, ids: string[], workers: FleetWorke
     [ids],
   );
   const lines = Map.groupBy(history.rows, (line) => line.task_id);
-  const endedBy = await endedByWorker(workers);
+  const endedBy = workers && (await endedByWorker(workers));
   for (const id of ids) {
     const row = byId.get(id);
     if (!row) {
@@ -30,6 +31,7 @@ export async function runProblems(pool: Pool, ids: string[], workers: FleetWorke
     if (row.state !== 'idle') problems.push(`${id}: ${row.state} at epoch ${row.epoch} (${row.error?.message ?? ''})`);
     if (row.result?.state !== 'idle') problems.push(`${id}: its result is ${row.result?.state ?? 'missing'}`);
     problems.push(...epochProblems(id, row.epoch, lines.get(id) ?? []));
+    if (!endedBy) continue;
     const enders = endedBy.get(id) ?? [];
     if (enders.length !== 1) problems.push(`${id}: ended by ${enders.length} workers (${enders.join(', ')})`);
     else if (enders[0] !== row.worker) problems.push(`${id}: ended by ${enders[0]}, but the row names ${row.worker}`);

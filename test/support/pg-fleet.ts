@@ -1,7 +1,8 @@
 // A fleet across "hosts" for reliability tests: one throwaway PostgreSQL, real `agency worker` processes in queue
 // mode (AGENCY_DATABASE_URL), each with its own data root and port and the scripted executor, and a director's
 // queue dispatch in this process. Everything waits on states (rows, processes), never on fixed sleeps.
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   createQueueDispatch,
   type FleetDatabase,
@@ -73,6 +74,13 @@ export async function startPgFleet({ rerunOnLoss = true }: { rerunOnLoss?: boole
     },
   };
   return fleet;
+}
+
+/** A worker's log (`agents/<name>/agent.log` in its data root, the rolled-over part first): one JSON line each. */
+export async function workerLog(worker: FleetWorker): Promise<string> {
+  const file = join(worker.root, 'agents', worker.name, 'agent.log');
+  const parts = await Promise.all([`${file}.1`, file].map((path) => readFile(path, 'utf8').catch(() => '')));
+  return parts.join('');
 }
 
 /** Whether a worker's process has not exited (a stopped one counts as alive). */

@@ -68,7 +68,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const queue = taskQueueName(options.executor);
   const workId: string = await db.boss.work<unknown>(
     queue,
-    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5 },
+    // NOTIFY wakes an idle worker for a new job, not for a retried one (a lapsed lease): polling every 2 s finds those.
+    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2 },
     async (jobs) => {
       const results = await Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job)));
       // Look for the next task at once: with NOTIFY on, pg-boss would otherwise wait its 30 s backstop poll, and a
