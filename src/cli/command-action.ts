@@ -44,7 +44,11 @@ async function exitCodeForError(error: unknown): Promise<number> {
   if (error.code === 'agent_busy') return EXIT.busy;
   // A worker's failures name its url: they are the fleet's, not the task's.
   const fromWorker = typeof error.details?.url === 'string';
-  if (error.code === 'no_worker' || error.code === 'worker_lost' || (fromWorker && (FLEET_CODES.has(error.code) || WORKER_CODES.has(error.code))))
+  if (
+    error.code === 'no_worker' ||
+    error.code === 'worker_lost' ||
+    (fromWorker && (FLEET_CODES.has(error.code) || WORKER_CODES.has(error.code)))
+  )
     return EXIT.fleet;
   if (USAGE_CODES.has(error.code)) return EXIT.usage;
   const status = error.details?.status;

@@ -4,6 +4,7 @@ import { createDiscovery } from '../../fleet/discovery/discovery.ts';
 import { label } from '../../fleet/directors/cli/place-task.ts';
 import { killComponents, type Selector, selectComponents, shutdownComponents } from '../../fleet/fleet-control.ts';
 import { createWorkerClient } from '../../fleet/worker-client.ts';
+import { fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { EXIT } from '../exit-codes.ts';
 import { formatFleetTable } from '../fleet-view.ts';
 import { type Output, paint } from '../render.ts';
@@ -32,6 +33,8 @@ export async function fleetCommand(
   options: FleetFlags & { json?: boolean; watch?: boolean },
   out: Output,
 ): Promise<number> {
+  const fleet = options.ports || options.url?.length ? undefined : fleetSettingsFrom();
+  if (fleet && !options.watch) return (await import('./fleet-registry.ts')).registryFleetCommand(fleet, options, out);
   const { ports, urls } = fleetSettings(options);
   const where = `scanned 127.0.0.1:${ports.from}-${ports.to}${urls.length ? ` and ${urls.length} URL(s)` : ''}`;
   const render = (components: Component[], ignored: ReadonlyMap<string, string> = new Map()) =>

@@ -1,6 +1,7 @@
 import { AgencyError } from '../../core/errors.ts';
 import { createCliDirector, type Dispatch } from '../../fleet/directors/cli/cli-director.ts';
 import type { WorkerTask } from '../../fleet/api/worker-schemas.ts';
+import { fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { EXIT, exitCodeForTask } from '../exit-codes.ts';
 import { createTaskProgressView } from '../fleet-view.ts';
 import { type Output, paint } from '../render.ts';
@@ -18,6 +19,8 @@ export type TaskCommandOptions = FleetFlags & {
   /** Seconds, or `true` for the default wait. */
   wait?: number | true;
   json?: boolean;
+  /** Fleet mode only: the executor whose queue takes the task. @default 'builtin' */
+  executor?: string;
 };
 
 /** How long `--wait` without a number waits for a free worker. */
@@ -35,6 +38,13 @@ export async function taskCommand(
 ): Promise<number> {
   checkUsage(prompt, options);
   const { ports, urls, root, token } = fleetSettings(options);
+  const fleet = fleetSettingsFrom();
+  if (fleet) {
+    const { queueTaskCommand } = await import('./task-queue.ts');
+    return queueTaskCommand(prompt, options, { fleet, root }, out, err);
+  }
+  if (options.executor)
+    throw new AgencyError('invalid_argument', '--executor applies in fleet mode only (AGENCY_DATABASE_URL set)');
   const director = createCliDirector({
     discovery: { ports, urls },
     agencyRoot: root,

@@ -66,15 +66,14 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   }, heartbeatSeconds * 1_000);
   beat.unref();
   const queue = taskQueueName(options.executor);
-  const workId: string = await db.boss.work<unknown>(
+  // After a job, the worker asks for the next one at once instead of waiting out the poll.
+  let workerId = '';
+  workerId = await db.boss.work<unknown>(
     queue,
-    // NOTIFY wakes an idle worker for a new job, not for a retried one (a lapsed lease): polling every 2 s finds those.
-    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2 },
+    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
     async (jobs) => {
       const results = await Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job)));
-      // Look for the next task at once: with NOTIFY on, pg-boss would otherwise wait its 30 s backstop poll, and a
-      // backlog sent before this worker was free would wait that long per task.
-      db.boss.notifyWorker(workId);
+      setImmediate(() => db.boss.notifyWorker(workerId));
       return results;
     },
   );

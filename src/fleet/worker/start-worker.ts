@@ -14,6 +14,7 @@ import { rollingFile } from '../../obs/rolling-file.ts';
 import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
 import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
+import { fleetSettingsFrom } from '../queue/settings.ts';
 import { createHistoryStore } from './history-store.ts';
 import { tappedHistory } from './history-tap.ts';
 import { readInstructions } from './instructions.ts';
@@ -170,8 +171,11 @@ async function openInstance(options: StartWorkerOptions) {
     instructions: await readInstructions(config.executor),
     now,
   });
-  // Queue mode (AGENCY_DATABASE_URL): started once the executor is ready, stopped when a shutdown begins.
-  const fleet: { stop?: () => Promise<void> } = {};
+  // Queue mode (AGENCY_DATABASE_URL), its settings checked now: started once the executor is ready, stopped when a
+  // shutdown begins.
+  const fleet: { settings: ReturnType<typeof fleetSettingsFrom>; stop?: () => Promise<void> } = {
+    settings: fleetSettingsFrom(env),
+  };
   return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, fleet };
 }
 type Instance = Awaited<ReturnType<typeof openInstance>>;
@@ -228,17 +232,16 @@ async function becomeReady(
 // With AGENCY_DATABASE_URL set, the worker registers in the fleet's database and takes tasks from its queue
 // (src/fleet/queue/, loaded only then).
 async function joinFleet(instance: Instance, where: { url: string; name: string; executor: string }): Promise<void> {
-  const databaseUrl = instance.env.AGENCY_DATABASE_URL;
-  if (!databaseUrl) return;
+  const { settings } = instance.fleet;
+  if (!settings) return;
   const { startQueueWorker } = await import('../queue/queue-worker.ts');
-  const heartbeat = Number(instance.env.AGENCY_FLEET_HEARTBEAT_SECONDS ?? 10);
   const queue = await startQueueWorker({
     ...where,
     worker: instance.worker,
     lifecycle: instance.lifecycle,
     listen: instance.listen,
-    databaseUrl,
-    heartbeatSeconds: Number.isFinite(heartbeat) && heartbeat > 0 ? heartbeat : 10,
+    databaseUrl: settings.databaseUrl,
+    heartbeatSeconds: settings.heartbeatSeconds,
     now: instance.now,
   });
   instance.fleet.stop = () => queue.stop();

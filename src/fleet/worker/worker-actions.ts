@@ -123,7 +123,12 @@ export async function submitTask(
   const sessionId = request.session_id ?? state.newSessionId();
   // A session this worker has run before continues (Claude Code's --resume); any other starts fresh.
   const resume = request.session_id != null && existsSync(join(config.sessionDir, sessionId));
-  const record = newRecord(taskId ?? state.newTaskId(), sessionId, config.executor, redactor.redactText(request.prompt));
+  const record = newRecord(
+    taskId ?? state.newTaskId(),
+    sessionId,
+    config.executor,
+    redactor.redactText(request.prompt),
+  );
   if (workdir) record.workdir = workdir;
   const task: LiveTask = {
     record,

@@ -21,7 +21,7 @@ import { createLifecycleLog, type LifecycleLog } from '../../worker/lifecycle-lo
 import { listen, shutDownServer } from '../../worker/start-worker.ts';
 import type { Director, DirectorContext, DirectorKind } from '../director.ts';
 import { loadDirectorKind } from '../kinds.ts';
-import { createLocalDispatch } from '../local-dispatch.ts';
+import { createFleetDispatch } from '../fleet-dispatch.ts';
 import { createWorkspaceLocks } from '../workspace-lock.ts';
 import { agentsOf, taskRunningOn } from './director-agents.ts';
 import { openDirectorHistory } from './director-history.ts';
@@ -126,7 +126,7 @@ async function directorParts({
   const clientFor = (url: string): WorkerClient =>
     createWorkerClient(url, workerToken && named.has(new URL(url).origin) ? { token: workerToken } : {});
   const discovery = discoveryOf(config, timers, clientFor);
-  const dispatch = createLocalDispatch({ candidates: () => discovery.refresh(), clientFor, timers });
+  const dispatch = createFleetDispatch({ candidates: () => discovery.refresh(), clientFor, timers });
   const locks = createWorkspaceLocks({
     dir: join(root.root, 'locks'),
     director: config.name,

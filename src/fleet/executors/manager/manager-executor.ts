@@ -5,7 +5,7 @@ import { taskTools } from '../../../tools/builtin/task-tools.ts';
 import { isTaskableAgent } from '../../discovery/component.ts';
 import { createDiscovery } from '../../discovery/discovery.ts';
 import { cancelDelegations } from '../../directors/manager/tools/cancel-delegations.ts';
-import { createLocalDispatch } from '../../directors/local-dispatch.ts';
+import { createFleetDispatch } from '../../directors/fleet-dispatch.ts';
 import type { ManagerSettings } from '../../directors/manager/manager-config.ts';
 import {
   createDelegationLedger,
@@ -51,7 +51,7 @@ export function createManagerExecutor({
       clientFor,
     }).refresh();
   // Delegations go to agents only: never to a director, this manager among them.
-  const dispatch = createLocalDispatch({
+  const dispatch = createFleetDispatch({
     candidates: async () => (await discover()).filter(isTaskableAgent),
     clientFor,
   });

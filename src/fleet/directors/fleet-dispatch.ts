@@ -1,0 +1,34 @@
+// Where a director's `TaskDispatch` is chosen: the queue (src/fleet/queue/, loaded on first use) when
+// AGENCY_DATABASE_URL is set, discovery and HTTP otherwise.
+import { fleetSettingsFrom } from '../queue/settings.ts';
+import { createLocalDispatch, type LocalDispatchOptions } from './local-dispatch.ts';
+import type { TaskDispatch } from './task-dispatch.ts';
+
+/**
+ * The dispatch of this process: with `AGENCY_DATABASE_URL` in `env`, tasks go through the fleet's queue to the
+ * executor named by `AGENCY_FLEET_EXECUTOR` (the database opened and migrated on the first call); otherwise
+ * {@link createLocalDispatch} with `local`.
+ * @throws AgencyError `invalid_config` at once when a fleet variable is malformed.
+ */
+export function createFleetDispatch(local: LocalDispatchOptions, env: NodeJS.ProcessEnv = process.env): TaskDispatch {
+  const settings = fleetSettingsFrom(env);
+  if (!settings) return createLocalDispatch(local);
+  let opened: Promise<TaskDispatch> | undefined;
+  const queue = () =>
+    (opened ??= (async () => {
+      const { openFleetDatabase, createQueueDispatch } = await import('../queue/index.ts');
+      const db = openFleetDatabase(settings.databaseUrl);
+      await db.migrate();
+      return createQueueDispatch({ db, executor: settings.executor, rerunOnLoss: settings.rerunOnLoss });
+    })().catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    }));
+  return {
+    dispatch: async (request, options) => (await queue()).dispatch(request, options),
+    settle: async (task, options) => (await queue()).settle(task, options),
+    continue: async (task, prompt, options) => (await queue()).continue(task, prompt, options),
+    end: async (task, options) => (await queue()).end(task, options),
+    cancel: async (task, options) => (await queue()).cancel(task, options),
+  };
+}
