@@ -18,7 +18,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await fleet?.close();
-});
+}, 60_000);
 
 const current = (name: string): FleetWorker => {
   const worker = fleet.workers.findLast((each) => each.name === name && alive(each));
