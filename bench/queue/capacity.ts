@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { openFleetDatabase } from '../../src/fleet/queue/index.ts';
+import { heartbeat, registerWorker } from '../../src/fleet/queue/registry.ts';
 import { spread } from '../fleet/measure.ts';
 
 /**
@@ -95,34 +97,31 @@ export async function measureStatementCost(
   }
 }
 
-/** A registry of `rows` workers shaped like `agency.workers`, in a schema of its own, for the heartbeat's cost. */
+/** `rows` workers registered in the fleet's registry (`agency.workers`, migrated first), for the heartbeat's cost. */
 export async function createBenchRegistry(url: string, rows: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const db = openFleetDatabase(url);
   try {
-    await client.query(`DROP SCHEMA IF EXISTS bench_registry CASCADE; CREATE SCHEMA bench_registry;
-      CREATE TABLE bench_registry.workers (name text PRIMARY KEY, url text NOT NULL, host text NOT NULL,
-        executors text[] NOT NULL, labels text[] NOT NULL, state text NOT NULL, current_task text,
-        heartbeat_seconds integer NOT NULL, last_heartbeat timestamptz NOT NULL, started_at timestamptz NOT NULL,
-        stopped_at timestamptz)`);
-    await client.query(
-      `INSERT INTO bench_registry.workers
-       SELECT 'worker-' || i, 'http://10.0.0.1:' || (9000 + i), 'host-' || (i % 50), '{builtin}', '{}', 'idle', NULL,
-              10, now(), now(), NULL
-       FROM generate_series(0, $1 - 1) AS i`,
-      [rows],
-    );
+    await db.migrate();
+    for (let i = 0; i < rows; i++)
+      await registerWorker(db.pool, {
+        name: `worker-${i}`,
+        url: `http://10.0.${i >> 8}.${i & 255}:9000`,
+        executors: ['builtin'],
+        heartbeatSeconds: 10,
+      });
   } finally {
-    await client.end();
+    await db.close();
   }
 }
 
-/** One heartbeat: the registry row of worker `i mod rows` gets its time, state and current task. */
-export function heartbeat(rows: number) {
+/** One heartbeat, as a queue worker sends it (src/fleet/queue/registry.ts): worker `i mod rows`, its state and task. */
+export function heartbeatOf(rows: number) {
   return (client: pg.PoolClient, i: number) =>
-    client.query(
-      `UPDATE bench_registry.workers SET last_heartbeat = now(), state = $2, current_task = $3 WHERE name = $1`,
-      [`worker-${i % rows}`, i % 2 ? 'working' : 'idle', i % 2 ? `task-${i}` : null],
+    heartbeat(
+      client as unknown as pg.Pool,
+      `worker-${i % rows}`,
+      i % 2 ? 'working' : 'idle',
+      i % 2 ? `task-${i}` : null,
     );
 }
 
@@ -130,7 +129,7 @@ export function heartbeat(rows: number) {
 export type CapacityAssumptions = {
   /** How often a worker writes its registry row. */
   heartbeatSeconds: number;
-  /** How often an idle worker asks the queue for a job (pg-boss's default polling interval). */
+  /** How often an idle worker asks the queue for a job (agency's queue workers: every 0.5 s, besides NOTIFY). */
   idlePollSeconds: number;
   /** Tasks a worker takes per hour, each costing one dispatch. */
   tasksPerWorkerPerHour: number;
@@ -141,7 +140,7 @@ export type CapacityAssumptions = {
 /** The assumptions the docs state beside the capacity figure. */
 export const CAPACITY_ASSUMPTIONS: CapacityAssumptions = {
   heartbeatSeconds: 10,
-  idlePollSeconds: 2,
+  idlePollSeconds: 0.5,
   tasksPerWorkerPerHour: 60,
   serverCpuBudgetMsPerSecond: 500,
 };

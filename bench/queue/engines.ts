@@ -13,12 +13,17 @@ export type QueueEngine = {
   pollMs: number;
   start(onStart: (n: number) => void): Promise<void>;
   send(n: number): Promise<void>;
+  /** For an engine whose consumers run elsewhere: when job `n` started, on `performance.now()`'s timeline. */
+  startedAt?(n: number): Promise<number>;
   completed(): Promise<number>;
   stop(): Promise<void>;
 };
 
-/** How a pg-boss consumer takes jobs: the options of `work`, and whether the queue is woken by NOTIFY. */
-export type PgBossShape = { name: string; notify: boolean; work: WorkOptions };
+/**
+ * How a pg-boss consumer takes jobs: the options of `work`, whether the queue is woken by NOTIFY, and whether a
+ * consumer asks for its next job as soon as one ends (`notifyWorker`, as agency's queue workers do).
+ */
+export type PgBossShape = { name: string; notify: boolean; work: WorkOptions; nextAtOnce?: boolean };
 
 /**
  * Raw pg-boss v12: `createQueue`, `send` one job per call, `work` with `shape.work`. With `shape.notify` the instance
@@ -35,8 +40,10 @@ export function pgBossEngine(url: string, queue: string, shape: PgBossShape): Qu
     async start(onStart) {
       await boss.start();
       await boss.createQueue(queue, { notify: shape.notify });
-      await boss.work<{ n: number }>(queue, shape.work, async (jobs) => {
+      let workId = '';
+      workId = await boss.work<{ n: number }>(queue, shape.work, async (jobs) => {
         for (const job of jobs) onStart(job.data.n);
+        if (shape.nextAtOnce) setImmediate(() => boss.notifyWorker(workId));
       });
     },
     async send(n) {
@@ -56,15 +63,16 @@ export function pgBossEngine(url: string, queue: string, shape: PgBossShape): Qu
   };
 }
 
-function workDetail({ notify, work }: PgBossShape): string {
+function workDetail(shape: PgBossShape): string {
+  const { notify, work } = shape;
   const parts = [
     `batchSize ${work.batchSize ?? 1}`,
     `localConcurrency ${work.localConcurrency ?? 1}`,
-    notify
-      ? `woken by NOTIFY, backstop poll ${work.notifyPollingIntervalSeconds ?? 30} s`
-      : `polling every ${work.pollingIntervalSeconds ?? 2} s`,
+    notify ? 'woken by NOTIFY' : `polling every ${work.pollingIntervalSeconds ?? 2} s`,
   ];
   if (work.burstWhenBatchFull) parts.push('bursting while batches come back full');
+  if (notify) parts.push(`else polling every ${work.notifyPollingIntervalSeconds ?? 30} s`);
+  if (shape.nextAtOnce) parts.push('the next fetch at once after a job');
   return parts.join(', ');
 }
 

@@ -9,10 +9,11 @@ import {
   CAPACITY_ASSUMPTIONS,
   capacity,
   createBenchRegistry,
-  heartbeat,
+  heartbeatOf,
   measureStatementCost,
   serverCpuMs,
 } from './capacity.ts';
+import { agencyEngine } from './agency-engine.ts';
 import { graphileEngine, pgBossEngine, type QueueEngine } from './engines.ts';
 import { measureLatency, measureThroughput, probe } from './measure.ts';
 import { type EngineFigures, type QueueReport, reportLines, TARGETS, targetResults } from './report.ts';
@@ -31,7 +32,7 @@ const FULL = {
   senders: 4,
   windowSeconds: 60,
   latencyRuns: 100,
-  consumers: 4,
+  consumers: 3,
   costSeconds: 8,
   costRuns: 200,
 } as const;
@@ -41,15 +42,16 @@ const QUICK = {
   senders: 4,
   windowSeconds: 15,
   latencyRuns: 10,
-  consumers: 4,
+  consumers: 3,
   costSeconds: 2,
   costRuns: 20,
 } as const;
 type Config = typeof FULL | typeof QUICK;
 
-// The row whose server CPU per job stands for a task's in the capacity figure: one job per fetch, woken by NOTIFY,
-// so that idle polls weigh least on it.
-const TASK_COST_FROM = 'pg-boss, NOTIFY';
+// The raw row shaped as agency's queue workers use pg-boss: the fleet layer's baseline.
+const BASELINE = 'pg-boss, NOTIFY';
+// The row whose server CPU per job stands for a task's in the capacity figure.
+const TASK_COST_FROM = 'agency fleet layer';
 
 /** A queue to measure, and its role in the comparison. */
 type Contender = Pick<EngineFigures, 'role' | 'baseline'> & { engine: QueueEngine };
@@ -113,14 +115,21 @@ async function measureAll(postgres: TempPostgres, config: Config): Promise<Queue
   };
 }
 
-// The raw baselines: pg-boss one job per fetch (as a worker that runs one task at a time takes them), polling at its
-// fastest (0.5 s) and woken by NOTIFY; pg-boss in batches, its best throughput; graphile-worker, woken by NOTIFY.
+// The raw baselines, with as many consumers as the fleet layer has workers: pg-boss one job per fetch (as a worker
+// that runs one task at a time takes them) polling at its fastest (0.5 s); the same as agency's queue workers use
+// it (woken by NOTIFY, polling every 0.5 s besides, the next fetch at once after a job), the fleet layer's baseline;
+// the fleet layer itself; pg-boss in batches, its best throughput; graphile-worker, woken by NOTIFY.
 function contenders(url: string, consumers: number): Contender[] {
   const one = { batchSize: 1, localConcurrency: consumers, pollingIntervalSeconds: 0.5 };
+  const asAgency = { ...one, notifyPollingIntervalSeconds: 0.5 };
   const batches = { batchSize: 20, burstWhenBatchFull: true, localConcurrency: 1, pollingIntervalSeconds: 0.5 };
   return [
     { role: 'raw', engine: pgBossEngine(url, 'bench-poll', { name: 'pg-boss, polling', notify: false, work: one }) },
-    { role: 'raw', engine: pgBossEngine(url, 'bench-notify', { name: 'pg-boss, NOTIFY', notify: true, work: one }) },
+    {
+      role: 'raw',
+      engine: pgBossEngine(url, 'bench-notify', { name: BASELINE, notify: true, work: asAgency, nextAtOnce: true }),
+    },
+    { role: 'agency', baseline: BASELINE, engine: agencyEngine(url, consumers) },
     {
       role: 'raw',
       engine: pgBossEngine(url, 'bench-batch', { name: 'pg-boss, batches', notify: false, work: batches }),
@@ -160,7 +169,7 @@ async function measureCosts(postgres: TempPostgres, config: Config) {
   const rows = 1000;
   const shape = { connections: 4, seconds: config.costSeconds, latencyRuns: config.costRuns };
   await createBenchRegistry(postgres.url, rows);
-  const heartbeatCost = await measureStatementCost(postgres.url, postgres.dataDir, heartbeat(rows), shape);
+  const heartbeatCost = await measureStatementCost(postgres.url, postgres.dataDir, heartbeatOf(rows), shape);
   const boss = new PgBoss({ connectionString: postgres.url, max: 4, supervise: false, schedule: false });
   boss.on('error', (error: Error) => console.error(`pg-boss (empty poll): ${error.message}`));
   await boss.start();

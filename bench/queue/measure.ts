@@ -33,6 +33,7 @@ export async function probe(engine: QueueEngine): Promise<Probed> {
   return {
     engine,
     started: (n) => {
+      if (engine.startedAt) return engine.startedAt(n);
       const at = early.get(n);
       if (at !== undefined) return Promise.resolve(at);
       return new Promise((resolve) => waiting.set(n, resolve));
