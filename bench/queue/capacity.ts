@@ -145,16 +145,25 @@ export const CAPACITY_ASSUMPTIONS: CapacityAssumptions = {
   serverCpuBudgetMsPerSecond: 500,
 };
 
-/** How many workers one PostgreSQL carries: the server CPU budget over what one worker costs it per second. */
+/**
+ * How many workers one PostgreSQL carries: the server CPU budget over what one worker costs it per second — its
+ * heartbeats alone; with its idle polls and its tasks; and with the wake-ups NOTIFY causes besides (every task sent
+ * wakes every idle worker of its queue to fetch, so N workers cost N² × tasks/s × a poll: the count N where
+ * N × per-worker + N² × that reaches the budget, counting every worker as idle, an upper bound on the cost).
+ */
 export function capacity(
   { heartbeatCpuMs, pollCpuMs, taskCpuMs }: { heartbeatCpuMs: number; pollCpuMs: number; taskCpuMs: number },
   assume: CapacityAssumptions = CAPACITY_ASSUMPTIONS,
-): { heartbeatsOnly: number; withPollingAndTasks: number; workerCpuMsPerSecond: number } {
+): { heartbeatsOnly: number; withPollingAndTasks: number; withWakeups: number; workerCpuMsPerSecond: number } {
+  const budget = assume.serverCpuBudgetMsPerSecond;
   const heartbeats = heartbeatCpuMs / assume.heartbeatSeconds;
-  const perWorker = heartbeats + pollCpuMs / assume.idlePollSeconds + (taskCpuMs * assume.tasksPerWorkerPerHour) / 3600;
+  const tasksPerSecond = assume.tasksPerWorkerPerHour / 3600;
+  const perWorker = heartbeats + pollCpuMs / assume.idlePollSeconds + taskCpuMs * tasksPerSecond;
+  const wakeups = tasksPerSecond * pollCpuMs;
   return {
-    heartbeatsOnly: Math.floor(assume.serverCpuBudgetMsPerSecond / heartbeats),
-    withPollingAndTasks: Math.floor(assume.serverCpuBudgetMsPerSecond / perWorker),
+    heartbeatsOnly: Math.floor(budget / heartbeats),
+    withPollingAndTasks: Math.floor(budget / perWorker),
+    withWakeups: Math.floor((-perWorker + Math.sqrt(perWorker ** 2 + 4 * wakeups * budget)) / (2 * wakeups)),
     workerCpuMsPerSecond: Number(perWorker.toFixed(4)),
   };
 }

@@ -89,6 +89,7 @@ export function reportLines({ engines, costs, assumptions, capacity: fits }: Que
       `${assumptions.heartbeatSeconds} s): ${fits.heartbeatsOnly} workers by heartbeats alone; ` +
       `${fits.withPollingAndTasks} with an idle poll every ${assumptions.idlePollSeconds} s and ` +
       `${assumptions.tasksPerWorkerPerHour} tasks an hour each at ${costs.taskCpuMs} ms per task ` +
-      `(${costs.taskCpuFrom}); ${fits.workerCpuMsPerSecond} ms of server CPU per worker per second.`,
+      `(${costs.taskCpuFrom}), ${fits.workerCpuMsPerSecond} ms of server CPU per worker per second; ` +
+      `${fits.withWakeups} when every task's NOTIFY wakes every idle worker to fetch.`,
   ];
 }

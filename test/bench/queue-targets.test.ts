@@ -68,7 +68,14 @@ describe('capacity on paper', () => {
       { heartbeatCpuMs: 0.5, pollCpuMs: 0.2, taskCpuMs: 3.6 },
       { heartbeatSeconds: 10, idlePollSeconds: 2, tasksPerWorkerPerHour: 60, serverCpuBudgetMsPerSecond: 500 },
     );
-    // 0.05 ms/s of heartbeats, 0.1 of polls, 0.06 of tasks.
-    expect(fits).toEqual({ heartbeatsOnly: 10_000, withPollingAndTasks: 2380, workerCpuMsPerSecond: 0.21 });
+    // 0.05 ms/s of heartbeats, 0.1 of polls, 0.06 of tasks; each task wakes every worker: N² × 0.2 / 60 ms/s.
+    expect(fits).toEqual({
+      heartbeatsOnly: 10_000,
+      withPollingAndTasks: 2380,
+      withWakeups: 357,
+      workerCpuMsPerSecond: 0.21,
+    });
+    // 357 workers: 357 × 0.21 + 357² × 0.2 / 60 ≈ 499.8 ms/s; one more is over the budget.
+    expect(358 * 0.21 + (358 ** 2 * 0.2) / 60).toBeGreaterThan(500);
   });
 });
