@@ -26,31 +26,42 @@ const current = (name: string): FleetWorker => {
   return worker;
 };
 
-// A worker's task right now, from the rows: the one it holds `working`.
-async function workingTask(name: string): Promise<string | undefined> {
-  const { rows } = await fleet.db.pool.query<{ id: string }>(
-    "SELECT id FROM agency.tasks WHERE worker = $1 AND state = 'working'",
-    [name],
+// The live workers running a task right now, and their task, as each one's `/status` says.
+async function workingNow(): Promise<{ name: string; task: string }[]> {
+  const live = ['w1', 'w2', 'w3'].map(current);
+  const statuses = await Promise.all(
+    live.map((worker) =>
+      worker.json<{ state: string; current_task: { id: string } | null }>('/status').catch(() => null),
+    ),
   );
-  return rows[0]?.id;
+  return live.flatMap((worker, at) => {
+    const status = statuses[at];
+    return status?.state === 'working' && status.current_task
+      ? [{ name: worker.name, task: status.current_task.id }]
+      : [];
+  });
 }
 
 describe('the fleet on PostgreSQL, under faults', () => {
   it(`loses no task and ends none twice when workers are killed at random moments (${SIZE.tasks} tasks, ${SIZE.kills} kills)`, async () => {
     const tasks: DispatchedTask[] = [];
     for (let i = 0; i < SIZE.tasks; i++)
-      tasks.push(await fleet.dispatch.dispatch({ prompt: `sleep ${randomInt(50, 400)}` }));
+      tasks.push(await fleet.dispatch.dispatch({ prompt: `sleep ${randomInt(300, 1500)}` }));
     const settled = Promise.all(tasks.map((task) => fleet.dispatch.settle(task)));
     const killed: string[] = [];
     for (let kill = 0; kill < SIZE.kills; kill++) {
-      const name = ['w1', 'w2', 'w3'][randomInt(0, 3)]!;
-      const victim = current(name);
-      let holding: string | undefined;
-      await waitFor(`${name} working`, 60_000, async () => (holding = await workingTask(name)) !== undefined);
-      await new Promise((resolve) => setTimeout(resolve, randomInt(0, 150)));
-      await victim.kill('SIGKILL');
-      killed.push(holding!);
-      await fleet.startWorker(name, { root: victim.root });
+      let victim: { name: string; task: string } | undefined;
+      await waitFor('a worker running a task', 60_000, async () => {
+        const working = await workingNow();
+        victim = working[randomInt(0, Math.max(1, working.length))];
+        return victim !== undefined;
+      });
+      const { name, task } = victim!;
+      const process = current(name);
+      await new Promise((resolve) => setTimeout(resolve, randomInt(0, 200)));
+      await process.kill('SIGKILL');
+      killed.push(task);
+      await fleet.startWorker(name, { root: process.root });
     }
     const outcomes = await settled;
     expect(outcomes.map(({ state }) => state)).toEqual(tasks.map(() => 'idle'));
