@@ -29,16 +29,16 @@ beforeAll(async () => {
   const env = { AGENCY_DATABASE_URL: pg.url, AGENCY_FLEET_HEARTBEAT_SECONDS: '1' };
   // Started at once: their migrations race, and the advisory lock orders them.
   const started = await Promise.all(
-    NAMES.map(async (name) => {
+    NAMES.map(async (name, index) => {
       const root = await workerRoot(name, 'port: 9000\nexecutor: builtin\n');
-      roots.push(root);
+      roots[index] = root;
       return startWorkerProcess(name, root, { env });
     }),
   );
   workers.push(...started);
   db = openFleetDatabase(pg.url);
   await db.migrate();
-  dispatch = createQueueDispatch({ db, pollMs: 500 });
+  dispatch = createQueueDispatch({ db, pollMs: 500, takeGraceMs: 120_000 });
 }, 180_000);
 
 afterAll(async () => {
@@ -80,7 +80,9 @@ describe('the fleet on PostgreSQL', () => {
     const unreachable = await startWorkerProcess('pg-bad', root, {
       env: { AGENCY_DATABASE_URL: 'postgres://agency@127.0.0.1:1/postgres' },
     }).catch((error: Error) => error.message);
-    expect(unreachable).toMatch(/agency worker: .*(ECONNREFUSED|connect)/);
+    expect(unreachable).toMatch(
+      /agency worker: the fleet database at 127.0.0.1:1\/postgres \(AGENCY_DATABASE_URL\) cannot be reached: .*ECONNREFUSED/,
+    );
   }, 60_000);
 
   it('runs tasks through the real agency task, continues the session on its worker, and ends it', async () => {
@@ -109,6 +111,11 @@ describe('the fleet on PostgreSQL', () => {
       Array.from({ length: 100 }, (_, index) => dispatch.dispatch({ prompt: `task ${index}` })),
     );
     const outcomes = await Promise.all(dispatched.map((task) => dispatch.settle(task)));
+    // Each dispatch named the worker that took its task, at its URL.
+    for (const task of dispatched) {
+      expect((await readTask(db.pool, task.task_id))?.worker).toBe(task.worker.name);
+      expect(task.worker.url).toBe(workers[NAMES.indexOf(task.worker.name)]!.url);
+    }
     expect(outcomes.map((outcome) => outcome.state)).toEqual(Array(100).fill('idle'));
     await Promise.all(dispatched.map((task) => dispatch.end(task)));
     const { rows } = await db.pool.query<{ worker: string; state: string; epoch: number; n: number }>(
@@ -125,6 +132,21 @@ describe('the fleet on PostgreSQL', () => {
       expect(row?.result?.output).toBe(`done: task ${index}`);
     }
   }, 240_000);
+
+  it('withdraws a task no worker takes in time, answering agent_busy', async () => {
+    const codex = createQueueDispatch({ db, executor: 'codex', takeGraceMs: 300 });
+    try {
+      const error = await codex.dispatch({ prompt: 'nobody runs codex here' }).catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({
+        code: 'agent_busy',
+        message: expect.stringMatching(/No worker took task-\w+ within 0.3 s/),
+      });
+      const taskId = (error as { details: { task_id: string } }).details.task_id;
+      expect(await readTask(db.pool, taskId)).toMatchObject({ state: 'cancelled', epoch: 0, worker: null });
+    } finally {
+      await codex.close();
+    }
+  });
 
   it('dead-letters a payload that is not a task, with the reason, and does not retry it', async () => {
     const bad = { task_id: 'not-a-task-id', executor: 'builtin', request: { prompt: '' }, extra: true };
@@ -144,6 +166,25 @@ describe('the fleet on PostgreSQL', () => {
     // The workers carry on.
     const task = await dispatch.dispatch({ prompt: 'after the bad one' });
     expect(await dispatch.settle(task)).toMatchObject({ state: 'idle', task: { output: 'done: after the bad one' } });
+  }, 60_000);
+
+  it('continues an idle session on its worker after that worker restarted (at a new port)', async () => {
+    const task = await dispatch.dispatch({ prompt: 'before the restart' });
+    await dispatch.settle(task);
+    const holder = (await readTask(db.pool, task.task_id))!.worker!;
+    const index = NAMES.indexOf(holder);
+    await workers[index]!.kill('SIGTERM');
+    workers[index] = await startWorkerProcess(holder, roots[index]!, {
+      env: { AGENCY_DATABASE_URL: pg.url, AGENCY_FLEET_HEARTBEAT_SECONDS: '1' },
+    });
+    await dispatch.continue(task, 'after the restart');
+    expect(await dispatch.settle(task)).toMatchObject({
+      state: 'idle',
+      task: { output: 'done: after the restart', turns: 2 },
+    });
+    const history = (await taskHistory(db.pool, task.task_id)).map((line) => line.message);
+    expect(history.filter((message) => message.startsWith('turn 1:'))).toHaveLength(1);
+    expect(history).toContainEqual(expect.stringMatching(/^turn 2: after the restart/));
   }, 60_000);
 
   it('fails continue with worker_lost once the worker holding the session stopped', async () => {

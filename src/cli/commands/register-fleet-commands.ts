@@ -44,7 +44,6 @@ export function registerTaskCommand(program: Command, wrap: WrapAction, out: Out
       .option('--timeout <seconds>', 'the worker stops the task after this long', seconds)
       .option('--wait [seconds]', 'when every worker is busy, wait for one (default 300 s) instead of failing', seconds)
       .option('--json', 'print the final task as JSON')
-      .option('--executor <kind>', 'with AGENCY_DATABASE_URL: the executor whose queue takes it (default builtin)')
       .option('--root <dir>', 'the data root, where sessions are remembered (default: $AGENCY_ROOT, else ~/.agency)'),
   ).action(
     wrap(async (prompt: string | undefined, options) =>

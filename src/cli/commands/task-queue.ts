@@ -1,7 +1,7 @@
 // `agency task` in fleet mode (AGENCY_DATABASE_URL set): the task goes through the fleet's queue to whichever idle
 // worker takes it; `--continue` and `--end` go to the worker that holds the session, by the registry.
 import { AgencyError } from '../../core/errors.ts';
-import { EXECUTOR_KINDS, type ExecutorKind, type WorkerTask } from '../../fleet/api/worker-schemas.ts';
+import type { WorkerTask } from '../../fleet/api/worker-schemas.ts';
 import { readSessions, rememberSession, sessionsFile } from '../../fleet/directors/cli/sessions.ts';
 import type { DispatchedTask } from '../../fleet/directors/task-dispatch.ts';
 import type { FleetSettings } from '../../fleet/queue/settings.ts';
@@ -13,17 +13,21 @@ import type { TaskCommandOptions } from './task.ts';
 /** `agency task` through the queue at `databaseUrl`. */
 export async function queueTaskCommand(
   prompt: string | undefined,
-  options: TaskCommandOptions & { executor?: string },
+  options: TaskCommandOptions,
   { fleet, root }: { fleet: FleetSettings; root: string },
   out: Output,
   err: Output,
 ): Promise<number> {
-  const executor = executorOf(options.executor ?? fleet.executor);
   const { openFleetDatabase, createQueueDispatch, readTask } = await import('../../fleet/queue/index.ts');
   const db = openFleetDatabase(fleet.databaseUrl, {
     onError: (message) => err.write(`agency: fleet database: ${message}\n`),
   });
-  const dispatch = createQueueDispatch({ db, executor, rerunOnLoss: fleet.rerunOnLoss });
+  const dispatch = createQueueDispatch({
+    db,
+    executor: fleet.executor,
+    rerunOnLoss: fleet.rerunOnLoss,
+    untilTaken: false,
+  });
   const file = sessionsFile(root);
   try {
     await db.migrate();
@@ -102,13 +106,4 @@ async function sessionTask(file: string, session: string): Promise<DispatchedTas
     task_id: found.task_id,
     session_id: found.session_id,
   };
-}
-
-function executorOf(executor: string): ExecutorKind {
-  if (!(EXECUTOR_KINDS as readonly string[]).includes(executor))
-    throw new AgencyError(
-      'invalid_argument',
-      `--executor: must be one of ${EXECUTOR_KINDS.join(', ')} (the executor whose queue takes the task)`,
-    );
-  return executor as ExecutorKind;
 }

@@ -19,8 +19,6 @@ export type TaskCommandOptions = FleetFlags & {
   /** Seconds, or `true` for the default wait. */
   wait?: number | true;
   json?: boolean;
-  /** Fleet mode only: the executor whose queue takes the task. @default 'builtin' */
-  executor?: string;
 };
 
 /** How long `--wait` without a number waits for a free worker. */
@@ -43,8 +41,6 @@ export async function taskCommand(
     const { queueTaskCommand } = await import('./task-queue.ts');
     return queueTaskCommand(prompt, options, { fleet, root }, out, err);
   }
-  if (options.executor)
-    throw new AgencyError('invalid_argument', '--executor applies in fleet mode only (AGENCY_DATABASE_URL set)');
   const director = createCliDirector({
     discovery: { ports, urls },
     agencyRoot: root,

@@ -70,7 +70,9 @@ export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {
     leaseSeconds,
     migrate: () =>
       (started ??= (async () => {
-        const applied = await migrateFleet(pool, 'the fleet database (AGENCY_DATABASE_URL)');
+        const applied = await migrateFleet(pool, 'the fleet database (AGENCY_DATABASE_URL)').catch((error: unknown) => {
+          throw unreachable(url, error);
+        });
         await boss.start();
         await createQueues(boss, leaseSeconds, options.retryLimit ?? 3);
         return applied;
@@ -100,6 +102,20 @@ async function createQueues(boss: PgBoss, leaseSeconds: number, retryLimit: numb
       notify: true,
     });
   }
+}
+
+// A connection that failed, naming where (never the password) and the variable.
+function unreachable(url: string, error: unknown): unknown {
+  if (AgencyError.isInstance(error) || typeof (error as { code?: unknown }).code !== 'string') return error;
+  const { code } = error as { code: string };
+  if (/^\d/.test(code) && code !== '57P03') return error;
+  const { hostname, port, pathname } = new URL(url);
+  return new AgencyError(
+    'network_failed',
+    `the fleet database at ${hostname}:${port || 5432}${pathname} (AGENCY_DATABASE_URL) cannot be reached: ` +
+      `${errorMessage(error)}; is PostgreSQL running there?`,
+    { cause: error, details: { field: 'AGENCY_DATABASE_URL' } },
+  );
 }
 
 function checkUrl(url: string): void {

@@ -3,6 +3,7 @@ import { startPostgres, type TempPostgres } from '../../../test/support/postgres
 import { AgencyError } from '../../core/errors.ts';
 import { openFleetDatabase, type FleetDatabase } from './database.ts';
 import { FLEET_SCHEMA_VERSION } from './migrations.ts';
+import { createTaskMirror } from './task-mirror.ts';
 import { insertTask, readTask, takeTask, taskHistory, writeTask } from './task-rows.ts';
 
 let pg: TempPostgres;
@@ -95,3 +96,62 @@ function catchError(run: () => unknown): unknown {
   }
   return undefined;
 }
+
+describe("a worker's task mirror", () => {
+  const record = (id: string, state: 'working' | 'idle', lines: string[]) => ({
+    task_id: id,
+    state,
+    executor: 'builtin' as const,
+    exit_code: null,
+    started_at: null,
+    completed_at: null,
+    duration_seconds: null,
+    output: state === 'idle' ? 'done' : null,
+    error: null,
+    session_id: request.session_id,
+    token_usage: null,
+    cost_usd: null,
+    turns: 1,
+    prompt: 'hello',
+    log: lines.map((message) => ({ time: new Date().toISOString(), level: 'info', message })),
+    stdout: '',
+    stderr: '',
+  });
+
+  it('writes with its epoch, and once another worker took the task, stops: told stale, nothing written', async () => {
+    const id = 'task-01jd3z8w2x4n6q8r0t2v4x6z8d';
+    await insertTask(db.pool, { id, executor: 'builtin', request, sessionId: request.session_id, rerunOnLoss: true });
+    const stale: [string, number][] = [];
+    const mirror = createTaskMirror({
+      pool: db.pool,
+      now: Date.now,
+      onStale: (taskId, epoch) => stale.push([taskId, epoch]),
+      onError: (_taskId, message) => expect.fail(message),
+    });
+    const take = await takeTask(db.pool, id, 'w1');
+    mirror.hold(id, take!.epoch);
+    await mirror.save(record(id, 'working', ['turn 1: hello']));
+    expect(await readTask(db.pool, id)).toMatchObject({ state: 'working', epoch: 1 });
+    // w1 is paused past its lease; w2 takes over and finishes.
+    await takeTask(db.pool, id, 'w2');
+    await writeTask(db.pool, id, 2, {
+      state: 'idle',
+      events: [{ time: new Date().toISOString(), level: 'info', message: 'w2 done' }],
+    });
+    const over = mirror.turnOver(id);
+    await mirror.save(record(id, 'idle', ['turn 1: hello', 'w1 late result']));
+    expect(stale).toEqual([[id, 1]]);
+    expect(await over).toBeUndefined();
+    expect(mirror.epochOf(id)).toBeUndefined();
+    expect(await readTask(db.pool, id)).toMatchObject({
+      state: 'idle',
+      epoch: 2,
+      worker: 'w2',
+      result: { state: 'working', output: null },
+    });
+    expect((await taskHistory(db.pool, id)).map(({ epoch, message }) => [epoch, message])).toEqual([
+      [1, 'turn 1: hello'],
+      [2, 'w2 done'],
+    ]);
+  });
+});

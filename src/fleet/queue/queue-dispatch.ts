@@ -2,10 +2,10 @@
 // directors follow the task's row, and a session's next turn goes to the worker that holds it.
 import { randomUUID } from 'node:crypto';
 import { AgencyError } from '../../core/errors.ts';
-import { createIdGenerator } from '../../core/ids.ts';
 import type { ExecutorKind, WorkerTask } from '../api/worker-schemas.ts';
 import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../directors/task-dispatch.ts';
 import { createWorkerClient, type WorkerClient } from '../worker-client.ts';
+import { newWorkerTaskId } from '../worker/worker.ts';
 import { type FleetDatabase, taskQueueName } from './database.ts';
 import { type TaskJob, taskJobSchema } from './job.ts';
 import { findWorker } from './registry.ts';
@@ -25,16 +25,20 @@ export type QueueDispatchOptions = {
   rerunOnLoss?: boolean;
   /** How often a followed task's row is read besides its notifications. @default 1000 */
   pollMs?: number;
+  /**
+   * `dispatch` resolves once a worker took the task, naming that worker, as the port promises; a task no worker takes
+   * within `waitMs` (at least `takeGraceMs`) is cancelled, and the dispatch fails with `agent_busy`. With false it
+   * resolves once the task is queued, naming the queue (`agency task`, which waits for the task anyway).
+   * @default true
+   */
+  untilTaken?: boolean;
+  /** The least time a worker is given to take a task, when `untilTaken`. @default 10000 */
+  takeGraceMs?: number;
   clientFor?: (url: string) => WorkerClient;
 };
 
 /** A {@link TaskDispatch} with its LISTEN connection, to close when done. */
 export type QueueDispatch = TaskDispatch & { close(): Promise<void> };
-
-const newTaskId = (() => {
-  const ids = createIdGenerator();
-  return () => `task-${ids('task').slice(5).toLowerCase()}`;
-})();
 
 /**
  * A `TaskDispatch` over the fleet's database. `dispatch` inserts the task's row (`queued`) and sends its job
@@ -49,15 +53,17 @@ export function createQueueDispatch({
   rerunOnLoss = false,
   pollMs = 1_000,
   clientFor = (url) => createWorkerClient(url),
+  untilTaken = true,
+  takeGraceMs = 10_000,
 }: QueueDispatchOptions): QueueDispatch {
   const watch = createTaskWatch(db.pool, { pollMs });
   const queue = taskQueueName(executor);
   const holder = async (task: DispatchedTask) => clientFor(await holderUrl(db, task.task_id));
   const call = (signal?: AbortSignal) => (signal ? { signal } : {});
   return {
-    async dispatch({ prefer: _prefer, waitMs: _waitMs, ...request }) {
+    async dispatch({ prefer: _prefer, waitMs = 0, ...request }, { signal } = {}) {
       const job: TaskJob = taskJobSchema.parse({
-        task_id: newTaskId(),
+        task_id: newWorkerTaskId(),
         executor,
         request: { ...request, session_id: request.session_id ?? randomUUID() },
         rerun_on_loss: rerunOnLoss,
@@ -70,11 +76,14 @@ export function createQueueDispatch({
         rerunOnLoss,
       });
       await db.boss.send(queue, job, { singletonKey: job.task_id });
-      return {
+      const queued = {
         worker: { name: 'queue', url: `queue:${queue}` },
         task_id: job.task_id,
         session_id: job.request.session_id,
       };
+      if (!untilTaken) return queued;
+      const worker = await takenBy(db, watch, job.task_id, Math.max(waitMs, takeGraceMs), signal);
+      return { ...queued, worker };
     },
     async settle(task, { signal } = {}) {
       const row = await watch.until(task.task_id, (row) => !RUNNING.has(row.state), signal);
@@ -95,6 +104,37 @@ export function createQueueDispatch({
 }
 
 const RUNNING = new Set(['queued', 'working', 'cancelling']);
+
+// The worker that took a task, by its name and registry URL; a task none took within `waitMs` is cancelled
+// (`agent_busy`), unless a worker took it meanwhile.
+async function takenBy(
+  db: FleetDatabase,
+  watch: ReturnType<typeof createTaskWatch>,
+  taskId: string,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+): Promise<{ name: string; url: string }> {
+  const timeout = AbortSignal.timeout(waitMs);
+  const wait = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  try {
+    await watch.until(taskId, (row) => row.worker !== null || !RUNNING.has(row.state), wait);
+  } catch (error) {
+    if (!AgencyError.hasCode(error, 'aborted')) throw error;
+    if (await cancelQueuedTask(db.pool, taskId)) {
+      if (signal?.aborted) throw error;
+      throw new AgencyError(
+        'agent_busy',
+        `No worker took ${taskId} within ${waitMs / 1_000} s; it was withdrawn from the queue`,
+        { details: { task_id: taskId } },
+      );
+    }
+    // A worker took it just then: go on with it.
+  }
+  const row = await readTask(db.pool, taskId);
+  if (!row?.worker)
+    throw new AgencyError('internal', `task ${taskId} ended ${row?.state ?? 'gone'} before a worker took it`);
+  return { name: row.worker, url: await holderUrl(db, taskId) };
+}
 
 /**
  * The URL of the worker holding a task, from the registry.

@@ -11,7 +11,7 @@ import { type FleetDatabase, openFleetDatabase, taskQueueName } from './database
 import { jobProblem, type TaskJob } from './job.ts';
 import { heartbeat, markStopped, registerWorker } from './registry.ts';
 import { createTaskMirror, type TaskMirror } from './task-mirror.ts';
-import { insertTask, takeTask, writeTask } from './task-rows.ts';
+import { heldTasks, insertTask, takeTask, writeTask } from './task-rows.ts';
 
 /** Options of {@link startQueueWorker}. */
 export type QueueWorkerOptions = {
@@ -57,6 +57,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   });
   options.listen((record) => mirror.save(record));
   await registerWorker(db.pool, { name, url: options.url, executors: [options.executor], heartbeatSeconds });
+  // A restarted worker still holds its idle sessions (from its history): their next turns are mirrored as before.
+  for (const { id, epoch, lines } of await heldTasks(db.pool, name, 'idle')) mirror.hold(id, epoch, lines);
   const beat = setInterval(() => {
     const current = worker.active()?.record.task_id ?? null;
     const state = worker.phase === 'stopping' ? 'stopping' : current ? 'working' : 'idle';

@@ -20,7 +20,8 @@ export type TaskMirrorOptions = {
 
 /** The mirror: hold a task with its epoch, then pass every saved record to `save`. */
 export type TaskMirror = {
-  hold(taskId: string, epoch: number): void;
+  /** Holds a task with its epoch; `sentLines`: how many of its log lines the database has already. */
+  hold(taskId: string, epoch: number, sentLines?: number): void;
   /** Mirrors a saved record when its task is held; resolves once written (or rejected as stale). */
   save(record: HistoryRecord): Promise<void>;
   /** Resolves when the held task's turn is over (idle, or a final state), or when its epoch went stale. */
@@ -77,8 +78,8 @@ export function createTaskMirror({ pool, now, onStale, onError }: TaskMirrorOpti
     }
   };
   return {
-    hold(taskId, epoch) {
-      held.set(taskId, { epoch, sentLines: 0, chain: Promise.resolve(), waiters: [] });
+    hold(taskId, epoch, sentLines = 0) {
+      held.set(taskId, { epoch, sentLines, chain: Promise.resolve(), waiters: [] });
     },
     save(record) {
       const task = held.get(record.task_id);

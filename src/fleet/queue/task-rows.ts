@@ -115,6 +115,21 @@ export async function cancelQueuedTask(pool: Pool, id: string): Promise<boolean>
   });
 }
 
+/** The tasks a worker holds in `state`, with their epochs and how many history lines that epoch wrote. */
+export async function heldTasks(
+  pool: Pool,
+  worker: string,
+  state: WorkerTaskState,
+): Promise<{ id: string; epoch: number; lines: number }[]> {
+  const { rows } = await pool.query<{ id: string; epoch: number; lines: number }>(
+    `SELECT id, epoch, (SELECT count(*)::int FROM agency.task_history h WHERE h.task_id = t.id AND h.epoch = t.epoch)
+       AS lines
+     FROM agency.tasks t WHERE worker = $1 AND state = $2`,
+    [worker, state],
+  );
+  return rows;
+}
+
 /** The history lines of a task, oldest first, with the epoch that wrote each. */
 export async function taskHistory(pool: Pool, id: string): Promise<(TaskEvent & { epoch: number; seq: number })[]> {
   const { rows } = await pool.query<{ seq: string; epoch: number; event: TaskEvent }>(

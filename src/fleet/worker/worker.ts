@@ -62,7 +62,8 @@ export type Worker = {
   shutdown(options: { drainMs: number; force: boolean }): Promise<void>;
 };
 
-const newWorkerTaskId = (() => {
+/** A new worker task id (`task-…`, sortable by creation time). */
+export const newWorkerTaskId = (() => {
   const ids = createIdGenerator();
   return () => `task-${ids('task').slice(5).toLowerCase()}`;
 })();
