@@ -116,6 +116,9 @@ async function runJob(
     rerunOnLoss: data.rerun_on_loss,
   });
   await waitUntilIdle(worker, job.signal);
+  // Shutting down (or the lease already lost): the job goes back to the queue untouched, for another worker.
+  if (worker.phase !== 'ready' || job.signal.aborted)
+    return { id: job.id, status: 'failed', output: { reason: `worker ${name} is ${worker.phase}` } };
   const take = await takeTask(db.pool, data.task_id, name);
   if (!take) return { id: job.id, status: 'completed', output: { skipped: 'the task is no longer queued' } };
   if (take.before !== 'queued') {
