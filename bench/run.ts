@@ -30,6 +30,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     description: 'start-up of `agency --help` and `agency status` against a bare Node process and peer CLIs',
     run: async (args) => (await import('./cli/main.ts')).main(args),
   },
+  queue: {
+    description:
+      'raw pg-boss and graphile-worker on one PostgreSQL: jobs/s, enqueue → start; a heartbeat and a poll on the server',
+    run: async (args) => (await import('./queue/main.ts')).main(args),
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,7 +1,8 @@
 // A throwaway PostgreSQL cluster for tests and benchmarks: initdb in a temp dir, a free port on 127.0.0.1, its unix
 // socket in the same dir, `pg_ctl start -w`, and a stop (with the dir removed) on `stop()` or when the process
 // exits. It works as a normal user and as root: initdb and postgres refuse root, so then they run as the `postgres`
-// user (or $AGENCY_PG_USER), which gets the temp dir. See docs/benchmarks.md.
+// user (or $AGENCY_PG_USER), which gets the temp dir. `stopServer()`/`startServer()`/`restart()` stop and start the
+// same cluster on the same port and data dir, for tests of what survives a database restart. See docs/benchmarks.md.
 import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,6 +19,14 @@ export type TempPostgres = {
   database: string;
   /** The server's major version, e.g. 15. */
   version: number;
+  /** The cluster's data directory (it holds `postmaster.pid`). */
+  dataDir: string;
+  /** Stops the server (`pg_ctl stop -m fast`: connections are cut) and keeps its files and port for {@link startServer}. */
+  stopServer(): Promise<void>;
+  /** Starts the stopped server again on the same port and data dir; resolves once it accepts connections. */
+  startServer(): Promise<void>;
+  /** {@link stopServer} then {@link startServer}. */
+  restart(): Promise<void>;
   /** Stops the server and removes its files; safe to call twice. */
   stop(): Promise<void>;
 };
@@ -68,11 +77,13 @@ export async function startPostgres({
       ...Object.entries(settings).map(([key, value]) => `-c ${key}=${value}`),
     ].join(' ');
     const log = path.join(dir, 'server.log');
-    await run(path.join(binDir, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', log, '-o', options], as).catch(
-      (error: unknown) => {
+    const pgCtl = path.join(binDir, 'pg_ctl');
+    const startServer = () =>
+      run(pgCtl, ['start', '-w', '-t', '60', '-D', data, '-l', log, '-o', options], as).catch((error: unknown) => {
         throw new Error(`${String(error)}\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}`);
-      },
-    );
+      });
+    const stopServer = () => run(pgCtl, ['stop', '-D', data, '-m', 'fast', '-w', '-s'], as);
+    await startServer();
     const version = Number(readFileSync(path.join(data, 'PG_VERSION'), 'utf8').trim());
     return {
       url: `postgres://${user}@127.0.0.1:${port}/postgres`,
@@ -81,12 +92,17 @@ export async function startPostgres({
       user,
       database: 'postgres',
       version,
+      dataDir: data,
+      stopServer,
+      startServer,
+      restart: async () => {
+        await stopServer();
+        await startServer();
+      },
       stop: async () => {
         process.removeListener('exit', stopSync);
         if (stopped) return;
-        await run(path.join(binDir, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-s'], as).catch(
-          () => undefined,
-        );
+        await stopServer().catch(() => undefined);
         stopped = true;
         rmSync(dir, { recursive: true, force: true });
       },

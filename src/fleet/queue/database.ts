@@ -56,6 +56,10 @@ export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {
     max: 4,
     useListenNotify: true,
     application_name: 'agency-fleet',
+    // A lapsed lease is found by pg-boss's monitor pass (every 60 s by default); look every half lease instead, so
+    // a lost worker's task is taken again within about 1.5 leases.
+    superviseIntervalSeconds: Math.ceil(leaseSeconds / 2),
+    monitorIntervalSeconds: Math.ceil(leaseSeconds / 2),
   });
   boss.on('error', report);
   let started: Promise<number[]> | undefined;

@@ -1,8 +1,11 @@
 // A queue-mode worker's writes about its tasks: every record the worker saves, for a task it holds with an epoch,
 // goes to `agency.tasks` (and its new lifecycle lines to `agency.task_history`), fenced by that epoch.
 import type { Pool } from 'pg';
+import { backoffDelay } from '../../core/backoff.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { HistoryRecord } from '../api/worker-schemas.ts';
 import { isRunning, toWorkerTask } from '../worker/task-record.ts';
+import { isConnectionLost } from './connection-lost.ts';
 import { writeTask } from './task-rows.ts';
 
 /** Options of {@link createTaskMirror}. */
@@ -11,7 +14,7 @@ export type TaskMirrorOptions = {
   now: () => number;
   /** A write was rejected: another worker took the task with a newer epoch. The worker stops working on it. */
   onStale: (taskId: string, epoch: number) => void;
-  /** A write failed (the database is unreachable); the next save tries again with the whole record. */
+  /** A write failed; one that failed because the database is unreachable is tried again until it is written. */
   onError: (taskId: string, message: string) => void;
 };
 
@@ -61,6 +64,19 @@ export function createTaskMirror({ pool, now, onStale, onError }: TaskMirrorOpti
     if (record.state === 'completed' || record.state === 'failed' || record.state === 'cancelled')
       held.delete(record.task_id);
   };
+  // A write the database could not take because it is unreachable (down, restarting) is tried again, with a
+  // growing wait, for as long as the task is held: the task's last record must reach it, or the task stays `working`.
+  const persist = async (task: Held, record: HistoryRecord) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write(task, record);
+      } catch (error) {
+        onError(record.task_id, errorMessage(error));
+        if (!isConnectionLost(error) || held.get(record.task_id) !== task) return;
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, { initialMs: 200, maxMs: 5_000 })));
+      }
+    }
+  };
   return {
     hold(taskId, epoch, sentLines = 0) {
       held.set(taskId, { epoch, sentLines, chain: Promise.resolve(), waiters: [] });
@@ -69,9 +85,7 @@ export function createTaskMirror({ pool, now, onStale, onError }: TaskMirrorOpti
       const task = held.get(record.task_id);
       if (!task) return Promise.resolve();
       const snapshot = structuredClone(record);
-      task.chain = task.chain.then(() =>
-        write(task, snapshot).catch((error: unknown) => onError(record.task_id, (error as Error).message)),
-      );
+      task.chain = task.chain.then(() => persist(task, snapshot));
       return task.chain;
     },
     turnOver(taskId) {

@@ -1,7 +1,9 @@
 // Following task rows: one LISTEN connection per process wakes whoever waits on a task when its row changes, and a
 // poll (every `pollMs`) covers a lost notification or a dropped connection.
 import type { Pool, PoolClient } from 'pg';
+import { backoffDelay } from '../../core/backoff.ts';
 import { AgencyError } from '../../core/errors.ts';
+import { isConnectionLost } from './connection-lost.ts';
 import { readTask, TASKS_CHANNEL, type TaskRow } from './task-rows.ts';
 
 /** Waits for task rows to change. */
@@ -23,7 +25,9 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
       .connect()
       .then(async (client) => {
         client.on('notification', (message) => message.payload && wake(message.payload));
-        client.on('error', () => {
+        // The connection is dropped once, at its first error; later errors of the dead connection are ignored.
+        client.on('error', () => undefined);
+        client.once('error', () => {
           listener = undefined;
           client.release(true);
         });
@@ -36,10 +40,19 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
       }));
   return {
     async until(id, done, signal) {
-      await listen();
-      for (;;) {
+      for (let failures = 0; ;) {
         if (signal?.aborted) throw new AgencyError('aborted', `stopped following task ${id}`);
-        const row = await readTask(pool, id);
+        await listen();
+        const row = await readTask(pool, id).catch((error: unknown) => {
+          if (isConnectionLost(error)) return 'unreachable' as const;
+          throw error;
+        });
+        if (row === 'unreachable') {
+          // The database is down or restarting: read again after a growing wait, listening anew once it is back.
+          await nextChange(waiters, id, backoffDelay(++failures, { initialMs: 100, maxMs: 5_000 }), signal);
+          continue;
+        }
+        failures = 0;
         if (!row) throw new AgencyError('task_not_found', `Task ${id} not found in the fleet database`);
         if (done(row)) return row;
         await nextChange(waiters, id, pollMs, signal);
@@ -49,8 +62,10 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
       const client = await listener;
       listener = undefined;
       if (client) {
-        await client.query(`UNLISTEN ${TASKS_CHANNEL}`).catch(() => undefined);
-        client.release();
+        // Not back to the pool: it listened, and its error handler would release it a second time.
+        client.removeAllListeners('error');
+        client.on('error', () => undefined);
+        client.release(true);
       }
     },
   };
