@@ -72,7 +72,7 @@ export async function measureThroughput(
 ): Promise<Throughput> {
   const before = await probed.engine.completed();
   const started = performance.now();
-  await load(jobs, (i) => probed.engine.send(from + i), senders);
+  await load(jobs, 1, (i) => probed.engine.send(from + i), senders);
   const sentSeconds = (performance.now() - started) / 1000;
   let completed = 0;
   while (performance.now() - started < windowMs) {
