@@ -117,7 +117,7 @@ describe.skipIf('missing' in findRedisServer())('agency memory on Redis', () => 
       );
       const wrong = await cli(['memory', 'ls', '--store', server.url.replace('p4ss', 'wrong')]);
       expect(wrong.code).toBe(1);
-      expect(wrong.stderr).toContain('Redis memory store at redis://:***@127.0.0.1:');
+      expect(wrong.stderr).toContain('Redis memory store at redis://***@127.0.0.1:');
       expect(wrong.stderr).not.toContain('wrong');
     } finally {
       await server.stop();
@@ -168,7 +168,7 @@ describe('agency memory', () => {
     expect(zep.stderr).not.toContain('s3cret');
     const redisDown = await cli(['memory', 'ls', '--store', 'redis://admin:s3cret@127.0.0.1:9']);
     expect(redisDown.code).toBe(1);
-    expect(redisDown.stderr).toContain('Redis memory store at redis://admin:***@127.0.0.1:9');
+    expect(redisDown.stderr).toContain('Redis memory store at redis://***@127.0.0.1:9');
     expect(redisDown.stderr).not.toContain('s3cret');
     const down = await cli(['memory', 'ls', '--store', 'postgres://admin:s3cret@127.0.0.1:9/agency']);
     expect(down.code).toBe(1);
