@@ -4,16 +4,11 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError, errorMessage } from '../core/errors.ts';
+import { OPERATOR_POLICIES, type OperatorPolicyName } from '../policy/presets.ts';
 import { parseContractFile } from '../task/task-spec.ts';
 import type { Allowlist } from '../tools/guards/network-allowlist.ts';
 import { type MemoryStoreUrl, parseMemoryStoreUrl } from './memory-store-url.ts';
 import { parseAllowEntry } from './operator-network.ts';
-
-/** The policies an operator can run `agency run` under; docs/cli.md describes each. */
-export const OPERATOR_POLICIES = ['default', 'strict', 'permissive'] as const;
-
-/** One of {@link OPERATOR_POLICIES}. */
-export type OperatorPolicyName = (typeof OPERATOR_POLICIES)[number];
 
 /**
  * The operator's config file (`--config`, `AGENCY_CONFIG`, or `~/.config/agency/config.json`): isolation, network

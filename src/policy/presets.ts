@@ -4,6 +4,12 @@ import type { NamePatterns } from './glob.ts';
 import { requireApprovalFor, requirePlanApproval } from './tool-rules.ts';
 import { writeScope } from './write-scope.ts';
 
+/** The policies an operator can run `agency run` under; docs/cli.md describes each. */
+export const OPERATOR_POLICIES = ['default', 'strict', 'permissive'] as const;
+
+/** One of {@link OPERATOR_POLICIES}. */
+export type OperatorPolicyName = (typeof OPERATOR_POLICIES)[number];
+
 /** Options for {@link strictPolicy}: the policy options without rules, plus the scopes to enforce. */
 export type StrictPolicyOptions = Omit<PolicyOptions, 'rules'> & {
   /** Where write tools may write. @default ['progress'] */

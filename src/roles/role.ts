@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgencyError } from '../core/errors.ts';
-import { OPERATOR_POLICIES } from '../cli/operator-config.ts';
+import { OPERATOR_POLICIES } from '../policy/presets.ts';
 import type { Budgets } from '../task/task-spec.ts';
 
 /**
