@@ -132,7 +132,10 @@ describe.skipIf(!status.ok)(`test_runner disk limit${skipReason}`, () => {
     const outcome = await run({}, { limits: { diskBytes: 16 << 20 } });
     expect(outcome.output).toMatchObject({
       passed: false,
-      summary: "stopped: the tests wrote more than the sandbox's disk limit",
+      // The runner, stopped, may still print its counts (Node's prints `# pass 0` on SIGTERM); then they are kept.
+      summary: expect.stringMatching(
+        /^stopped: the tests wrote more than the sandbox's disk limit( \(\d+ passed, \d+ failed so far\))?$/,
+      ),
       limits_reached: [expect.stringMatching(/^disk: the command added more than diskBytes/)],
     });
   });
