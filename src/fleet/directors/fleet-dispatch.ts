@@ -30,5 +30,6 @@ export function createFleetDispatch(local: LocalDispatchOptions, env: NodeJS.Pro
     continue: async (task, prompt, options) => (await queue()).continue(task, prompt, options),
     end: async (task, options) => (await queue()).end(task, options),
     cancel: async (task, options) => (await queue()).cancel(task, options),
+    find: async (placement, options) => (await queue()).find?.(placement, options),
   };
 }

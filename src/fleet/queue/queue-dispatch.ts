@@ -3,13 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import { AgencyError } from '../../core/errors.ts';
 import type { ExecutorKind, WorkerTask } from '../api/worker-schemas.ts';
+import { findPlaced } from '../directors/placement.ts';
 import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../directors/task-dispatch.ts';
 import { createWorkerClient, type WorkerClient } from '../worker-client.ts';
 import { newWorkerTaskId } from '../worker/worker.ts';
 import { type FleetDatabase, taskQueueName } from './database.ts';
 import { type TaskJob, taskJobSchema } from './job.ts';
 import { findWorker } from './registry.ts';
-import { cancelQueuedTask, insertTask, readTask, type TaskRow } from './task-rows.ts';
+import { cancelQueuedTask, insertTask, readTask, sessionTask, type TaskRow } from './task-rows.ts';
 import { createTaskWatch } from './task-watch.ts';
 
 /** Options of {@link createQueueDispatch}. */
@@ -45,7 +46,9 @@ export type QueueDispatch = TaskDispatch & { close(): Promise<void> };
  * (singletonKey = task id, so a task is never queued twice) without waiting for a worker: `prefer` and `waitMs` do
  * not apply, and the returned `worker` is the queue's (`{name: "queue", url: "queue:<queue>"}`) until a worker
  * takes it. `settle` follows the row; `continue`, `end` and `cancel` go to the worker the row names, by its URL in
- * the registry, and fail with `worker_lost` when that worker stopped or its heartbeats stopped.
+ * the registry, and fail with `worker_lost` when that worker stopped or its heartbeats stopped. `find` looks a
+ * placement up by its session in the task rows (a next turn, on the worker that holds the task), so a director
+ * restarted between a dispatch and its record follows the task instead of queueing it again.
  */
 export function createQueueDispatch({
   db,
@@ -98,6 +101,14 @@ export function createQueueDispatch({
     async cancel(task, { signal } = {}) {
       if (await cancelQueuedTask(db.pool, task.task_id)) return;
       await (await holder(task)).cancel(task.task_id, call(signal));
+    },
+    async find(placement, { recorded = new Set<string>() } = {}) {
+      // A next turn went to the worker holding the task, over HTTP: ask it, as on one machine.
+      if (placement.continued) return findPlaced({ discover: async () => [], clientFor }, placement, recorded);
+      const row = await sessionTask(db.pool, placement.session_id, recorded);
+      if (!row || (row.worker === null && !RUNNING.has(row.state))) return undefined;
+      const worker = await takenBy(db, watch, row.id, takeGraceMs, undefined);
+      return { worker, task_id: row.id, session_id: placement.session_id };
     },
     close: () => watch.close(),
   };

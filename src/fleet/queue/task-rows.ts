@@ -45,6 +45,20 @@ export async function readTask(pool: Pool, id: string): Promise<TaskRow | undefi
   return rows[0];
 }
 
+/** The newest task of a session that is not in `known`, or undefined. */
+export async function sessionTask(
+  pool: Pool,
+  sessionId: string,
+  known: ReadonlySet<string>,
+): Promise<TaskRow | undefined> {
+  const { rows } = await pool.query<TaskRow>(
+    `SELECT id, executor, request, state, epoch, worker, session_id, result, error, rerun_on_loss
+     FROM agency.tasks WHERE session_id = $1 ORDER BY created_at DESC LIMIT 50`,
+    [sessionId],
+  );
+  return rows.find((row) => !known.has(row.id));
+}
+
 /** What {@link takeTask} found: the new epoch, and the state the task was in (`working`: a run before was lost). */
 export type Take = { epoch: number; before: WorkerTaskState; previousWorker: string | null; row: TaskRow };
 
