@@ -68,8 +68,9 @@ describe('agency serve with AGENCY_DATABASE_URL', () => {
     const { status, body } = await fleetOf(server);
     expect(status).toBe(200);
     expect(body.registry).toMatchObject({ database: `127.0.0.1:${pg.port}/postgres`, error: null });
-    expect(body.registry!.workers.map(({ name, state, health, executors }) => ({ name, state, health, executors })))
-      .toEqual(NAMES.map((name) => ({ name, state: 'idle', health: 'healthy', executors: ['builtin'] })));
+    expect(
+      body.registry!.workers.map(({ name, state, health, executors }) => ({ name, state, health, executors })),
+    ).toEqual(NAMES.map((name) => ({ name, state: 'idle', health: 'healthy', executors: ['builtin'] })));
     expect(body.registry!.workers.map((worker) => worker.url)).toEqual(workers.map((worker) => worker.url));
     expect(JSON.stringify(body)).not.toContain(PASSWORD);
   });
