@@ -4,7 +4,7 @@
 // `GET /agent/fleet`; a database that cannot be reached is a 503 there, and the last good read stays in the view.
 import type { FleetRegistryView } from '../../api/fleet-schemas.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { databaseWhere, type FleetSettings, fleetSettingsFrom } from '../../fleet/queue/settings.ts';
+import { checkDatabaseUrl, databaseWhere, type FleetSettings, fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { createFleet, type Fleet, type FleetOptions } from './fleet.ts';
 
 /** Options of {@link createRegistryFleet}. */
@@ -24,13 +24,17 @@ export function createServerFleet(options: FleetOptions, env: NodeJS.ProcessEnv 
   return settings ? createRegistryFleet(fleet, settings) : fleet;
 }
 
-/** `discovery` with the registry of `settings.databaseUrl` in its view; the database is opened (not connected) now. */
+/**
+ * `discovery` with the registry of `settings.databaseUrl` in its view; the database is opened (not connected) now.
+ * @throws AgencyError `invalid_config` naming `AGENCY_DATABASE_URL` when the URL is not a postgres:// URL
+ */
 export function createRegistryFleet(
   discovery: Fleet,
   settings: Pick<FleetSettings, 'databaseUrl'>,
   { pollMs = 2000 }: RegistryFleetOptions = {},
 ): Fleet {
   const url = settings.databaseUrl;
+  checkDatabaseUrl(url);
   const queue = import('../../fleet/queue/index.ts');
   const opened = queue.then(({ openFleetDatabase }) => openFleetDatabase(url, { poolSize: 2 }));
   const listeners = new Set<() => void>();

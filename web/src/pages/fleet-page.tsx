@@ -35,7 +35,7 @@ export function FleetPage() {
         }
       />
       {fleet === undefined ? <Loading label="Loading the fleet…" /> : null}
-      {fleet?.registry ? <RegistryTable registry={fleet.registry} /> : null}
+      {fleet?.registry ? <RegistryTable registry={fleet.registry} now={now} /> : null}
       {fleet !== undefined && components.length === 0 && !fleet.registry ? (
         <div class="card">
           <EmptyState title={fleet.enabled ? 'No workers found' : 'The fleet is off'} testId="fleet-empty">

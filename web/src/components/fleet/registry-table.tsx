@@ -6,7 +6,9 @@ import { Badge } from '../badge.tsx';
  * The workers of the fleet's PostgreSQL registry (a server started with AGENCY_DATABASE_URL): host, executors, state,
  * heartbeat health in words and colour, and current task; the last read's error while the database cannot be reached.
  */
-export function RegistryTable({ registry }: { registry: FleetRegistryView }) {
+export function RegistryTable({ registry, now }: { registry: FleetRegistryView; now: number }) {
+  // The age as of the read, plus the time since: the stream sends a new read only when something changes.
+  const since = registry.checked_at ? Math.max(0, (now - Date.parse(registry.checked_at)) / 1000) : 0;
   return (
     <section class="card" data-testid="fleet-registry">
       <header class="card-header">
@@ -43,7 +45,7 @@ export function RegistryTable({ registry }: { registry: FleetRegistryView }) {
                 <td>
                   <Badge tone={REGISTRY_HEALTH_TONES[worker.health]}>{worker.health}</Badge>
                 </td>
-                <td class="small">{Math.round(worker.heartbeat_age_seconds)} s ago</td>
+                <td class="small">{Math.round(worker.heartbeat_age_seconds + since)} s ago</td>
                 <td class="mono small">{worker.current_task ?? '—'}</td>
               </tr>
             ))}
