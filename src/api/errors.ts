@@ -59,6 +59,7 @@ const FROM_AGENCY: Partial<Record<ErrorCode, ApiErrorCode>> = {
   timeout: 'timeout',
   agent_busy: 'agent_busy',
   worker_unavailable: 'service_unavailable',
+  network_failed: 'service_unavailable',
   worker_failed: 'bad_gateway',
   no_worker: 'not_found',
   worker_lost: 'bad_gateway',

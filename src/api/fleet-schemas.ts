@@ -53,6 +53,40 @@ export const componentViewSchema = z
   })
   .strict();
 
+/** A worker of the fleet's PostgreSQL registry (`agency.workers`), with the health of its heartbeats. */
+export const registeredWorkerSchema = z
+  .object({
+    name: z.string(),
+    url: z.string(),
+    host: z.string(),
+    executors: z.array(z.string()),
+    labels: z.array(z.string()),
+    state: z.string(),
+    current_task: z.string().nullable(),
+    heartbeat_seconds: z.number(),
+    last_heartbeat: z.string(),
+    started_at: z.string(),
+    stopped_at: z.string().nullable(),
+    /** `healthy`; `late` past 2 heartbeat intervals; `lost` past 6; `stopped` after a clean shutdown. */
+    health: z.enum(['healthy', 'late', 'lost', 'stopped']),
+    heartbeat_age_seconds: z.number(),
+  })
+  .strict();
+
+/** The registry part of the fleet, on a server started with `AGENCY_DATABASE_URL`. */
+export const fleetRegistrySchema = z
+  .object({
+    /** `host:port/database` (never the credentials). */
+    database: z.string(),
+    /** As of `checked_at`; the last good read while `error` is set. */
+    workers: z.array(registeredWorkerSchema),
+    /** Why the last read failed, while it fails. */
+    error: z.string().nullable(),
+    /** When the registry was last read; null before the first read. */
+    checked_at: isoOrNull,
+  })
+  .strict();
+
 /** `GET /agent/fleet`, and each `fleet` event of `GET /agent/fleet/events`. */
 export const fleetSchema = z
   .object({
@@ -65,6 +99,8 @@ export const fleetSchema = z
     components: z.array(componentViewSchema),
     /** Open ports of the range whose `/status` is not a component's, and why. */
     ignored: z.array(z.object({ url: z.string(), reason: z.string() }).strict()),
+    /** The PostgreSQL registry's workers, when the server runs with `AGENCY_DATABASE_URL`; absent otherwise. */
+    registry: fleetRegistrySchema.optional(),
   })
   .strict();
 
@@ -111,6 +147,8 @@ export const fleetTaskActionSchema = z
 export type ComponentView = z.infer<typeof componentViewSchema>;
 /** `GET /agent/fleet`. */
 export type FleetView = z.infer<typeof fleetSchema>;
+/** The registry part of `GET /agent/fleet`. */
+export type FleetRegistryView = z.infer<typeof fleetRegistrySchema>;
 /** A component with its config and log. */
 export type ComponentDetail = z.infer<typeof componentDetailSchema>;
 /** A task for a worker. */

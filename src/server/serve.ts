@@ -9,7 +9,8 @@ import type { TaskService } from '../service/task-service.ts';
 import { createServerApp, type ServerAppOptions } from './app.ts';
 import { allowedHosts, wildcardNames } from '../http/hosts.ts';
 import { apiToken } from '../http/token-file.ts';
-import { createFleet, type FleetOptions } from './fleet/fleet.ts';
+import type { FleetOptions } from './fleet/fleet.ts';
+import { createServerFleet } from './fleet/registry-fleet.ts';
 import { instanceTokens } from './fleet/worker-tokens.ts';
 import { sessionKey, tlsFiles } from './server-files.ts';
 
@@ -70,7 +71,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // The Host check needs the port, which a port of 0 only has once bound: the set is filled in then.
   const hosts = new Set<string>();
   const fleet = options.fleet
-    ? createFleet({ ...options.fleet, tokens: instanceTokens({ root, serverTokens: [token.token] }) })
+    ? createServerFleet(
+        { ...options.fleet, tokens: instanceTokens({ root, serverTokens: [token.token] }) },
+        options.env ?? process.env,
+      )
     : undefined;
   const app = createServerApp({
     service,

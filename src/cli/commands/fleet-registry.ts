@@ -1,6 +1,5 @@
 // `agency fleet` in fleet mode (AGENCY_DATABASE_URL set): the workers of the registry, with the health of their
 // heartbeats, instead of a port scan.
-import { AgencyError } from '../../core/errors.ts';
 import type { RegisteredWorker, RegistryHealth } from '../../fleet/queue/registry.ts';
 import type { FleetSettings } from '../../fleet/queue/settings.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -17,18 +16,10 @@ export async function registryFleetCommand(
   options: { json?: boolean },
   out: Output,
 ): Promise<number> {
-  const { openFleetDatabase, listWorkers } = await import('../../fleet/queue/index.ts');
+  const { openFleetDatabase, readRegistry } = await import('../../fleet/queue/index.ts');
   const db = openFleetDatabase(fleet.databaseUrl);
   try {
-    const workers = await listWorkers(db.pool).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '42P01')
-        throw new AgencyError(
-          'invalid_config',
-          'AGENCY_DATABASE_URL: the database has no fleet registry yet; start a worker with AGENCY_DATABASE_URL set',
-          { details: { field: 'AGENCY_DATABASE_URL' } },
-        );
-      throw error;
-    });
+    const workers = await readRegistry(db.pool, fleet.databaseUrl);
     if (options.json) out.write(`${JSON.stringify(workers, null, 2)}\n`);
     else
       out.write(

@@ -23,10 +23,21 @@ describe('serveFleet', () => {
   });
 
   it('says where it looks', () => {
-    expect(describeFleet(undefined)).toBe('off (--no-fleet)');
-    expect(describeFleet({ ports: { from: 9000, to: 9199 }, urls: ['http://h:9'] })).toBe(
+    expect(describeFleet(undefined, {})).toBe('off (--no-fleet)');
+    expect(describeFleet({ ports: { from: 9000, to: 9199 }, urls: ['http://h:9'] }, {})).toBe(
       'scanning 127.0.0.1:9000-9199, http://h:9',
     );
-    expect(describeFleet({ ports: null, urls: [] })).toBe('no ports scanned and no worker URL');
+    expect(describeFleet({ ports: null, urls: [] }, {})).toBe('no ports scanned and no worker URL');
+  });
+
+  it('names the registry it reads with AGENCY_DATABASE_URL, never its credentials', () => {
+    const env = { AGENCY_DATABASE_URL: 'postgres://agency:hunter2@db.example:6543/fleet' };
+    expect(describeFleet({ ports: null, urls: [] }, env)).toBe(
+      'registry at db.example:6543/fleet (AGENCY_DATABASE_URL)',
+    );
+    expect(describeFleet({ ports: { from: 9000, to: 9001 }, urls: [] }, env)).toBe(
+      'registry at db.example:6543/fleet (AGENCY_DATABASE_URL), scanning 127.0.0.1:9000-9001',
+    );
+    expect(describeFleet(undefined, env)).toBe('off (--no-fleet)');
   });
 });

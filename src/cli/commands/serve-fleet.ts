@@ -1,3 +1,4 @@
+import { databaseWhere, fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { DEFAULT_PORTS, type PortRange, parsePortRange } from '../../fleet/discovery/port-scan.ts';
 
 /** The fleet flags of `agency serve`. */
@@ -32,9 +33,14 @@ export function serveFleet(flags: ServeFleetFlags, env: NodeJS.ProcessEnv = proc
   return { ports, urls };
 }
 
-/** How the fleet reads in `agency serve`'s banner. */
-export function describeFleet(fleet: ServeFleet): string {
+/** How the fleet reads in `agency serve`'s banner; with `AGENCY_DATABASE_URL`, the registry it reads first. */
+export function describeFleet(fleet: ServeFleet, env: NodeJS.ProcessEnv = process.env): string {
   if (!fleet) return 'off (--no-fleet)';
-  const parts = [...(fleet.ports ? [`scanning 127.0.0.1:${fleet.ports.from}-${fleet.ports.to}`] : []), ...fleet.urls];
+  const settings = fleetSettingsFrom(env);
+  const parts = [
+    ...(settings ? [`registry at ${databaseWhere(settings.databaseUrl)} (AGENCY_DATABASE_URL)`] : []),
+    ...(fleet.ports ? [`scanning 127.0.0.1:${fleet.ports.from}-${fleet.ports.to}`] : []),
+    ...fleet.urls,
+  ];
   return parts.length > 0 ? parts.join(', ') : 'no ports scanned and no worker URL';
 }

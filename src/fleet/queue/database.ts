@@ -4,6 +4,7 @@ import { PgBoss } from 'pg-boss';
 import { AgencyError, errorMessage } from '../../core/errors.ts';
 import { EXECUTOR_KINDS } from '../api/worker-schemas.ts';
 import { migrateFleet } from './migrations.ts';
+import { checkDatabaseUrl, databaseWhere } from './settings.ts';
 
 /** The queue a task for `executor` goes to. */
 export const taskQueueName = (executor: string): string => `agency-tasks-${executor}`;
@@ -45,7 +46,7 @@ export type FleetDatabase = {
  * @throws AgencyError `invalid_config` naming `AGENCY_DATABASE_URL` when the URL is not a postgres:// URL.
  */
 export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {}): FleetDatabase {
-  checkUrl(url);
+  checkDatabaseUrl(url);
   const leaseSeconds = Math.max(10, options.leaseSeconds ?? 10);
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 5 });
   const report = (error: unknown) => options.onError?.(errorMessage(error));
@@ -71,7 +72,7 @@ export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {
     migrate: () =>
       (started ??= (async () => {
         const applied = await migrateFleet(pool, 'the fleet database (AGENCY_DATABASE_URL)').catch((error: unknown) => {
-          throw unreachable(url, error);
+          throw databaseUnreachable(url, error);
         });
         await boss.start();
         await createQueues(boss, leaseSeconds, options.retryLimit ?? 3);
@@ -104,31 +105,18 @@ async function createQueues(boss: PgBoss, leaseSeconds: number, retryLimit: numb
   }
 }
 
-// A connection that failed, naming where (never the password) and the variable.
-function unreachable(url: string, error: unknown): unknown {
+/**
+ * A failed connection as `network_failed`, naming the database's host, port and name (never the user or password)
+ * and `AGENCY_DATABASE_URL`; any other error (a query's own, an AgencyError) as it is.
+ */
+export function databaseUnreachable(url: string, error: unknown): unknown {
   if (AgencyError.isInstance(error) || typeof (error as { code?: unknown }).code !== 'string') return error;
   const { code } = error as { code: string };
   if (/^\d/.test(code) && code !== '57P03') return error;
-  const { hostname, port, pathname } = new URL(url);
   return new AgencyError(
     'network_failed',
-    `the fleet database at ${hostname}:${port || 5432}${pathname} (AGENCY_DATABASE_URL) cannot be reached: ` +
+    `the fleet database at ${databaseWhere(url)} (AGENCY_DATABASE_URL) cannot be reached: ` +
       `${errorMessage(error)}; is PostgreSQL running there?`,
     { cause: error, details: { field: 'AGENCY_DATABASE_URL' } },
   );
-}
-
-function checkUrl(url: string): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol))
-    throw new AgencyError(
-      'invalid_config',
-      'AGENCY_DATABASE_URL: must be a postgres:// URL (postgres://user:password@host:5432/database)',
-      { details: { field: 'AGENCY_DATABASE_URL' } },
-    );
 }

@@ -2,6 +2,8 @@
 // marks itself stopped on a clean shutdown; its health is how old its last heartbeat is.
 import { hostname } from 'node:os';
 import type { Pool } from 'pg';
+import { AgencyError } from '../../core/errors.ts';
+import { databaseUnreachable } from './database.ts';
 
 /** A worker's health from its heartbeat's age: `late` past 2 intervals, `lost` past 6; `stopped` when it said so. */
 export type RegistryHealth = 'healthy' | 'late' | 'lost' | 'stopped';
@@ -72,6 +74,23 @@ export async function listWorkers(pool: Pool): Promise<RegisteredWorker[]> {
      FROM agency.workers ORDER BY name`,
   );
   return rows.map((row) => ({ ...row, health: healthOf(row) }));
+}
+
+/**
+ * The registry as `agency fleet` and `agency serve` read it: {@link listWorkers}, with a database that has no registry
+ * yet or cannot be reached told apart, naming `AGENCY_DATABASE_URL` (and the host, never the password).
+ * @throws AgencyError `invalid_config` (no registry yet) or `network_failed` (cannot be reached)
+ */
+export async function readRegistry(pool: Pool, url: string): Promise<RegisteredWorker[]> {
+  return listWorkers(pool).catch((error: unknown) => {
+    if ((error as { code?: string }).code === '42P01')
+      throw new AgencyError(
+        'invalid_config',
+        'AGENCY_DATABASE_URL: the database has no fleet registry yet; start a worker with AGENCY_DATABASE_URL set',
+        { details: { field: 'AGENCY_DATABASE_URL' } },
+      );
+    throw databaseUnreachable(url, error);
+  });
 }
 
 /** A registered worker, or undefined. */

@@ -37,4 +37,16 @@ describe('fleetSettingsFrom', () => {
       expect.objectContaining({ code: 'invalid_config', message: expect.stringContaining(`${name}: must be`) }),
     );
   });
+
+  it.each(['mysql://a:b@h/db', 'not a url', 'http://127.0.0.1:5432/postgres', 'postgres'])(
+    'refuses AGENCY_DATABASE_URL=%j, naming the variable and the form it takes',
+    (value) => {
+      expect(() => fleetSettingsFrom({ AGENCY_DATABASE_URL: value })).toThrow(
+        expect.objectContaining({
+          code: 'invalid_config',
+          message: expect.stringContaining('AGENCY_DATABASE_URL: must be a postgres:// URL'),
+        }),
+      );
+    },
+  );
 });

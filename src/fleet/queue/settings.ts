@@ -22,6 +22,7 @@ export type FleetSettings = {
 export function fleetSettingsFrom(env: NodeJS.ProcessEnv = process.env): FleetSettings | undefined {
   const databaseUrl = env.AGENCY_DATABASE_URL;
   if (!databaseUrl) return undefined;
+  checkDatabaseUrl(databaseUrl);
   const bad = (name: string, what: string) =>
     new AgencyError('invalid_config', `${name}: ${what}`, { details: { field: name } });
   const executor = env.AGENCY_FLEET_EXECUTOR || 'builtin';
@@ -34,4 +35,23 @@ export function fleetSettingsFrom(env: NodeJS.ProcessEnv = process.env): FleetSe
   if (!/^\d+$/.test(heartbeat) || heartbeatSeconds < 1 || heartbeatSeconds > 300)
     throw bad('AGENCY_FLEET_HEARTBEAT_SECONDS', `must be a whole number of seconds, 1–300, not "${heartbeat}"`);
   return { databaseUrl, executor: executor as ExecutorKind, rerunOnLoss: rerun === '1', heartbeatSeconds };
+}
+
+/**
+ * Refuses a database URL that is not a postgres:// URL, naming `AGENCY_DATABASE_URL`.
+ * @throws AgencyError `invalid_config`
+ */
+export function checkDatabaseUrl(url: string): void {
+  if (!URL.canParse(url) || !['postgres:', 'postgresql:'].includes(new URL(url).protocol))
+    throw new AgencyError(
+      'invalid_config',
+      'AGENCY_DATABASE_URL: must be a postgres:// URL (postgres://user:password@host:5432/database)',
+      { details: { field: 'AGENCY_DATABASE_URL' } },
+    );
+}
+
+/** Where the database at `url` is, `host:port/name`: what messages and banners show, never the credentials. */
+export function databaseWhere(url: string): string {
+  const { hostname, port, pathname } = new URL(url);
+  return `${hostname}:${port || 5432}${pathname}`;
 }

@@ -34,10 +34,12 @@ const WORKER = [400, 401, 404, 502, 503, 504];
 export const fleetRoute = ({ fleet }: ApiContext): Route => ({
   method: 'get',
   path: '/agent/fleet',
-  summary: 'The components discovery found (port scan and static list), each with its state and health',
+  summary:
+    'The components discovery found (port scan and static list), each with its state and health, and with ' +
+    'AGENCY_DATABASE_URL the registry read now; 503 when its database cannot be reached',
   tag: 'fleet',
-  responses: { 200: { description: 'the fleet', schema: fleetSchema }, ...errors(401) },
-  handler: async (c) => c.json(fleet.view()),
+  responses: { 200: { description: 'the fleet', schema: fleetSchema }, ...errors(401, 503) },
+  handler: async (c) => c.json(await fleet.read()),
 });
 
 /** `GET /agent/fleet/components/{name}`: one component, polled now, with its config and lifecycle lines. */

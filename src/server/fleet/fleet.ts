@@ -39,8 +39,13 @@ export type FleetWorker = { name: string; component: Component; client: WorkerCl
  */
 export type Fleet = {
   readonly enabled: boolean;
-  /** Every component with its health, the scan and the static list. */
+  /** Every component with its health, the scan and the static list (and the registry's workers, in fleet mode). */
   view(): FleetView;
+  /**
+   * The view, with what must be read now read now (the registry, in fleet mode).
+   * @throws AgencyError `network_failed` when the fleet's database cannot be reached
+   */
+  read(): Promise<FleetView>;
   /** The component of that name, polled now. @throws AgencyError `no_worker` */
   detail(name: string): Promise<ComponentDetail>;
   /** The taskable agent of that name. @throws AgencyError `no_worker` */
@@ -84,15 +89,17 @@ export function createFleet({
   });
   const clients = new Map<string, WorkerClient>();
   const named = (name: string) => namedComponent(discovery.components(), name);
+  const view = (): FleetView => ({
+    enabled: true,
+    scan: ports ? { host, from: ports.from, to: ports.to } : null,
+    urls: [...urls],
+    components: discovery.components().map(componentView),
+    ignored: [...discovery.ignored()].map(([url, reason]) => ({ url, reason })),
+  });
   return {
     enabled: true,
-    view: () => ({
-      enabled: true,
-      scan: ports ? { host, from: ports.from, to: ports.to } : null,
-      urls: [...urls],
-      components: discovery.components().map(componentView),
-      ignored: [...discovery.ignored()].map(([url, reason]) => ({ url, reason })),
-    }),
+    view,
+    read: async () => view(),
     async detail(name) {
       const polled = (await discovery.poll(named(name).url)) ?? named(name);
       return { ...componentView(polled), config: polled.status?.config ?? null, log: polled.status?.log ?? [] };
@@ -142,9 +149,11 @@ export function disabledFleet(): Fleet {
     new AgencyError('no_worker', 'The fleet is off on this server: start agency serve without --no-fleet', {
       details: { field: 'name' },
     });
+  const view = (): FleetView => ({ enabled: false, scan: null, urls: [], components: [], ignored: [] });
   return {
     enabled: false,
-    view: () => ({ enabled: false, scan: null, urls: [], components: [], ignored: [] }),
+    view,
+    read: async () => view(),
     detail: () => Promise.reject(off()),
     worker: () => {
       throw off();

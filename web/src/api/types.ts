@@ -27,6 +27,7 @@ export type {
   FleetTask,
   FleetTaskAction,
   FleetTaskCreated,
+  FleetRegistryView,
   FleetTaskRequest,
   FleetView,
 } from '../../../src/api/fleet-schemas.ts';

@@ -1,5 +1,5 @@
 // How the fleet reads in the dashboard: health and states in words and colours, and which actions apply. Pure.
-import type { ComponentView, WorkerTaskState } from '../api/types.ts';
+import type { ComponentView, FleetRegistryView, WorkerTaskState } from '../api/types.ts';
 import type { Tone } from './tone.ts';
 
 /** A component's health in words, so the colour is never the only sign. */
@@ -11,6 +11,14 @@ export const HEALTH_LABELS: Record<ComponentView['health'], string> = {
 
 /** The badge colour of a component's health. */
 export const HEALTH_TONES: Record<ComponentView['health'], Tone> = { green: 'green', yellow: 'yellow', red: 'red' };
+
+/** The tone of a registry worker's heartbeat health. */
+export const REGISTRY_HEALTH_TONES: Record<FleetRegistryView['workers'][number]['health'], Tone> = {
+  healthy: 'green',
+  late: 'yellow',
+  lost: 'red',
+  stopped: 'gray',
+};
 
 const TASK_TONES: Record<WorkerTaskState, Tone> = {
   queued: 'azure',

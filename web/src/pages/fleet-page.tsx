@@ -2,6 +2,7 @@ import type { FleetView } from '../api/types.ts';
 import { Badge } from '../components/badge.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ComponentCard } from '../components/fleet/component-card.tsx';
+import { RegistryTable } from '../components/fleet/registry-table.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { Loading } from '../components/spinner.tsx';
 import { StreamIndicator } from '../components/timeline/stream-indicator.tsx';
@@ -9,7 +10,10 @@ import { useFleet } from '../hooks/use-fleet.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { componentKey } from '../lib/fleet.ts';
 
-/** The fleet: a card per component discovery found, kept current by the server's live feed. */
+/**
+ * The fleet: the PostgreSQL registry's workers (on a server with AGENCY_DATABASE_URL), and a card per component
+ * discovery found, kept current by the server's live feed.
+ */
 export function FleetPage() {
   const { fleet, state } = useFleet();
   const now = useNow(5_000);
@@ -31,7 +35,8 @@ export function FleetPage() {
         }
       />
       {fleet === undefined ? <Loading label="Loading the fleet…" /> : null}
-      {fleet !== undefined && components.length === 0 ? (
+      {fleet?.registry ? <RegistryTable registry={fleet.registry} now={now} /> : null}
+      {fleet !== undefined && components.length === 0 && !fleet.registry ? (
         <div class="card">
           <EmptyState title={fleet.enabled ? 'No workers found' : 'The fleet is off'} testId="fleet-empty">
             {where(fleet)}
