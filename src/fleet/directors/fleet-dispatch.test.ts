@@ -15,11 +15,16 @@ describe('createFleetDispatch', () => {
     ).toThrow(/AGENCY_FLEET_EXECUTOR: must be one of/);
   });
 
-  it('goes to the queue with AGENCY_DATABASE_URL, and reports an unreachable database on use', async () => {
-    const dispatch = createFleetDispatch(local, { AGENCY_DATABASE_URL: 'mysql://x@127.0.0.1/db' });
-    await expect(dispatch.dispatch({ prompt: 'hi' })).rejects.toMatchObject({
-      code: 'invalid_config',
-      message: expect.stringContaining('AGENCY_DATABASE_URL: must be a postgres:// URL'),
-    });
+  it('refuses a URL that is not postgres:// at once, and reports an unreachable database on use', async () => {
+    expect(() => createFleetDispatch(local, { AGENCY_DATABASE_URL: 'mysql://x@127.0.0.1/db' })).toThrow(
+      /AGENCY_DATABASE_URL: must be a postgres:\/\/ URL/,
+    );
+    const dispatch = createFleetDispatch(local, { AGENCY_DATABASE_URL: 'postgres://x:s3cret@127.0.0.1:9/db' });
+    const failure = await dispatch.dispatch({ prompt: 'hi' }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toContain('127.0.0.1:9');
+    expect(failure?.message).not.toContain('s3cret');
   });
 });
