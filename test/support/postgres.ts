@@ -102,7 +102,11 @@ export async function startPostgres({
       stop: async () => {
         process.removeListener('exit', stopSync);
         if (stopped) return;
-        await stopServer().catch(() => undefined);
+        // A smart shutdown first: clients still closing (a pool's last connections) finish instead of being
+        // terminated under a pool that has stopped listening for errors; then a fast one for any left over.
+        await run(pgCtl, ['stop', '-D', data, '-m', 'smart', '-w', '-t', '5', '-s'], as)
+          .catch(stopServer)
+          .catch(() => undefined);
         stopped = true;
         rmSync(dir, { recursive: true, force: true });
       },
