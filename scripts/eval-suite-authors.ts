@@ -1,6 +1,6 @@
 // The scripted stand-ins that recorded the cassettes of the shipped eval suite (evals/examples/) through the real
 // governed loop: plausible answers for each phase of each task. `node scripts/record-eval-suite.ts` re-records them;
-// `agency eval evals/examples --model <spec> --record` records them against a real model instead (docs/eval.md).
+// `agency eval evals/examples --model <spec> --record` records them against a real model instead (docs/evals.md).
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { codeAuthor } from '../examples/code/scripted-author.ts';
 import { phaseOf, turnOf } from '../examples/scripted-author.ts';

@@ -32,7 +32,7 @@ const NAMES = ['framework', 'brief', 'tools', 'content'] as const;
 const MIN_LINE = 12;
 
 /**
- * Attributes every token of a run's model calls (docs/eval.md, "Framework overhead"). Tool definitions are `tools`;
+ * Attributes every token of a run's model calls (docs/evals.md, "Framework overhead"). Tool definitions are `tools`;
  * assistant and tool messages and the answers are `content`; system and user text is split by character: a line
  * that is a line of the brief is `brief`, of an input file or an earlier answer `content`, of a tool's description
  * `tools`, and whatever is left is `framework`. Each call's recorded input tokens are shared out in proportion to

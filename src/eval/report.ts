@@ -21,7 +21,7 @@ export const runMetricsSchema = z.object({
   approvals: count,
 });
 
-/** Framework overhead: the transcript's tokens by origin and agency's share (docs/eval.md). */
+/** Framework overhead: the transcript's tokens by origin and agency's share (docs/evals.md). */
 export const overheadSchema = z.object({
   parts: z.object({ framework: count, brief: count, tools: count, content: count }),
   transcriptTokens: count,

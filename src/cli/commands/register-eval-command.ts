@@ -23,7 +23,7 @@ function percent(value: string): number {
 export function registerEvalCommand(program: Command, wrap: WrapAction, out: Output): void {
   program
     .command('eval')
-    .description('Run an eval suite of tasks with expected outcomes, and report (docs/eval.md)')
+    .description('Run an eval suite of tasks with expected outcomes, and report (docs/evals.md)')
     .argument('<suite>', 'the suite folder: one sub-folder per case, each with task/, expect.yaml and cassette.jsonl')
     .option('--model <spec>', "a model for every case instead of each case's cassette.jsonl (e.g. openai:gpt-4o)")
     .option('--record', "with --model: record each case's model calls to its cassette.jsonl, replacing it")
