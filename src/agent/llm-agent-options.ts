@@ -46,6 +46,12 @@ export type LLMAgentOptions<OBJECT = unknown> = Partial<StructuredOutputOptions<
    */
   prompts?: PromptSet;
   tools?: readonly Tool[];
+  /**
+   * Offers the model `execute_plan`: a batch of calls of its other tools in one call, each run as a tool call of its
+   * own (checked by every processor, policy and approvals included), their results returned together
+   * (`./plan-execution.ts`). @default false
+   */
+  planExecution?: boolean;
   /** Model calls that lead to tool calls before a final answer is forced. @default 10 */
   maxIterations?: number;
   temperature?: number;

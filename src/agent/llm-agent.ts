@@ -8,6 +8,7 @@ import { createModelCaller, type ModelCaller } from '../model/call-model.ts';
 import type { ModelChain } from '../model/capabilities.ts';
 import type { Tool } from '../tools/define-tool.ts';
 import type { z } from 'zod';
+import { planExecutionTool } from './plan-execution.ts';
 import { createToolRegistry, type ToolRegistry, toolsByName } from '../tools/tool-registry.ts';
 import { createEventChannel } from './event-channel.ts';
 import { isoTime } from './iso-time.ts';
@@ -47,6 +48,8 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
   private readonly structured: StructuredOutput | undefined;
   private readonly chain: ModelChain | undefined;
   private readonly tools: readonly Tool[];
+  // `execute_plan`, when `planExecution` is on: one tool object, so every registry of this agent recognises it.
+  private readonly planTool: readonly Tool[];
   private readonly now: () => number;
   // Built on first use: constructing an agent stays cheap for code that makes one per request.
   private idGenerator: IdGenerator | undefined;
@@ -65,7 +68,8 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
     this.now = options.deps?.now ?? Date.now;
     this.idGenerator = options.deps?.newId;
     this.chain = options.model === undefined ? undefined : chainOf(options.model);
-    this.tools = [...(options.tools ?? [])];
+    this.planTool = options.planExecution ? [planExecutionTool()] : [];
+    this.tools = [...(options.tools ?? []), ...this.planTool];
     toolsByName(this.tools);
   }
 
@@ -188,7 +192,7 @@ export class LLMAgent<OBJECT = unknown> implements StreamingAgent {
       ? this.callerFor(await options.dynamicModel(task, { signal }))
       : (this.callerOrUndefined ??= this.callerFor(this.chain as ModelChain));
     const registry = options.dynamicTools
-      ? createToolRegistry(await options.dynamicTools(task, { signal }))
+      ? createToolRegistry([...(await options.dynamicTools(task, { signal })), ...this.planTool])
       : (this.registryOrUndefined ??= createToolRegistry(this.tools));
     return {
       caller,

@@ -4,6 +4,7 @@ import { type RunEnd, traceAgentRun } from '../obs/agent-spans.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
 import { isoTime } from './iso-time.ts';
 import { callModel } from './model-turn.ts';
+import { foldPlans } from './plan-execution.ts';
 import type { Processor, ProcessorStage } from './processors.ts';
 import type { RunContext } from './run-context.ts';
 import {
@@ -96,7 +97,15 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
         const outcome = await runToolsStage(context, state, stage, hooks.preTool);
         if (outcome.kind === 'halt') return { reason: 'halted', output: outcome.text };
         if (outcome.kind === 'suspend') return { reason: 'suspended', payload: outcome.payload };
-        state.stage = { at: 'postTool', calls: stage.calls, outcomes: outcome.outcomes, call: 0, processor: 0 };
+        const { calls, plans } = stage;
+        state.stage = {
+          at: 'postTool',
+          calls,
+          outcomes: outcome.outcomes,
+          call: 0,
+          processor: 0,
+          ...(plans ? { plans } : {}),
+        };
         break;
       }
       case 'postTool': {
@@ -108,7 +117,7 @@ async function advance(context: RunContext, state: RunState): Promise<Ending> {
             if (verdict) stage.outcomes[stage.call] = verdict.outcome;
           }
         }
-        endIteration(context, state, stage.outcomes);
+        endIteration(context, state, foldPlans(stage.outcomes, stage.plans));
         break;
       }
     }

@@ -18,6 +18,7 @@ import { addAttachments, attachmentsOfOutput } from './attachments.ts';
 import { compressHistory } from './compression.ts';
 import { truncateForHistory } from './history.ts';
 import type { ModelTurn, ModelTurnOptions } from './model-turn.ts';
+import { expandPlans, isPlanTool } from './plan-execution.ts';
 import { isHalt, isSuspend } from './processors.ts';
 import { type RunContext, takeResumeData } from './run-context.ts';
 import { messageChars, type RunStage, type RunState } from './run-state.ts';
@@ -199,13 +200,15 @@ export function acceptResponse(
   }
   state.iterationStarts.push(state.messages.length);
   appendMessage(state, response);
+  const { calls: expanded, plans } = expandPlans(calls, (name) => isPlanTool(context.registry.get(name)));
   state.stage = {
     at: 'tools',
-    calls,
+    calls: expanded,
     gate: { call: 0, processor: 0 },
-    blocked: calls.map(() => null),
-    preset: calls.map(() => null),
-    outcomes: calls.map(() => null),
+    blocked: expanded.map(() => null),
+    preset: expanded.map(() => null),
+    outcomes: expanded.map(() => null),
+    ...(plans.length > 0 ? { plans } : {}),
   };
   return undefined;
 }

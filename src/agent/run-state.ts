@@ -2,6 +2,7 @@ import type { AssistantMessage, JsonValue, Message, ToolCallPart } from '../core
 import type { Usage } from '../core/usage.ts';
 import type { RetryEvent } from '../model/call-model.ts';
 import type { ToolCallOutcome } from '../tools/run-tool-call.ts';
+import type { PlanGroup } from './plan-execution.ts';
 import type { PresetToolResult } from './processors.ts';
 import type { AgentTask, Attachment, CallRecord } from './types.ts';
 
@@ -24,8 +25,17 @@ export type RunStage =
       outcomes: Array<ToolCallOutcome | null>;
       /** The pending call that suspended the run, which receives the resume data. */
       resumeCall?: number | undefined;
+      /** Calls to `execute_plan` expanded into `calls`, folded back into one result each at the end. */
+      plans?: PlanGroup[];
     }
-  | { at: 'postTool'; calls: ToolCallPart[]; outcomes: ToolCallOutcome[]; call: number; processor: number };
+  | {
+      at: 'postTool';
+      calls: ToolCallPart[];
+      outcomes: ToolCallOutcome[];
+      call: number;
+      processor: number;
+      plans?: PlanGroup[];
+    };
 
 /** Everything a run needs to continue, as plain data. */
 export type RunState = {

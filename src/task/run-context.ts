@@ -62,6 +62,7 @@ export function buildPhaseContext(
     ],
     maxOutputTokens,
     maxIterations: 12,
+    planExecution: options.planExecution ?? false,
     // A rate limit's retry-after is waited for only while the run's wall-clock budget lasts.
     modelPolicy: { timeLeftMs: () => session.budgets.remaining().wall_clock_ms ?? undefined },
     catalog: options.catalog,

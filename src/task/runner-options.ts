@@ -55,6 +55,11 @@ export type RunnerOptions = {
   warnings?: readonly string[];
   /** Extra processors; they run after the tool gate and the policy, before a call is journaled. */
   processors?: readonly Processor[];
+  /**
+   * Offers the model `execute_plan`, a batch of tool calls in one call; each of its calls passes the tool gate, the
+   * policy and approvals, and is journaled, as a call of its own (docs/agent.md). @default false
+   */
+  planExecution?: boolean;
   /** `file` or `auto` overrides the spec's approval mode; a function supplies another broker. */
   approvals?: 'file' | 'auto' | ((progressDir: string) => ApprovalBroker);
   /** Loops a spec can name, besides the two built in. */
