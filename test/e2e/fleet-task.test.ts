@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agency } from '../support/cli.ts';
 import { useFleetFixture } from '../support/fleet-fixture.ts';
+import { until } from '../support/worker-kit.ts';
 
 const fleet = useFleetFixture();
 const { worker, fake } = fleet;
@@ -103,8 +104,12 @@ describe('agency task', () => {
     expect(stderr).toMatch(/■ cancelled after/);
     const status = (await (await fetch(`${a.url}/status`)).json()) as { state: string };
     expect(status.state).toBe('idle');
-    const [last] = ((await (await fetch(`${a.url}/history`)).json()) as { items: Array<{ state: string }> }).items;
-    expect(last?.state).toBe('cancelled');
+    // The worker is idle once the task settled; its history record is saved just after.
+    const last = await until(async () => {
+      const { items } = (await (await fetch(`${a.url}/history`)).json()) as { items: Array<{ state: string }> };
+      return items[0]?.state === 'cancelling' ? undefined : items[0];
+    });
+    expect(last.state).toBe('cancelled');
   });
 
   it('waits out a worker that is starting with --wait, and says so without', async () => {
