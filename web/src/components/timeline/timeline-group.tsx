@@ -55,7 +55,9 @@ export function TimelineGroupEntry({ group }: { group: TimelineGroup }) {
           </span>
         ) : null}
         {group.durationMs !== null ? <span class="tl-time mono">{formatDuration(group.durationMs)}</span> : null}
-        {group.usage ? <span class="tl-time mono">{formatTokens(group.usage.total_tokens)} tokens</span> : null}
+        {group.usage && group.usage.total_tokens > 0 ? (
+          <span class="tl-time mono">{formatTokens(group.usage.total_tokens)} tokens</span>
+        ) : null}
         <span class={`badge badge-${tone}`}>{group.state}</span>
       </button>
       {open ? (
