@@ -14,6 +14,9 @@ import { newsroomAnswers } from '../support/network-team.ts';
 import { startOpenAICompatibleServer } from '../support/openai-compatible-server.ts';
 import { type ServeProcess, startServeProcess } from '../support/serve-process.ts';
 import { runDesk } from '../support/workflow-desk.ts';
+import { until } from '../support/server-fixture.ts';
+import { runWorkflow } from '../../src/compose/workflow/durable-run.ts';
+import { createWorkflow } from '../../src/compose/workflow/workflow.ts';
 
 const TOKEN = 'workflow-token-0123456789abcdef';
 const newId = createIdGenerator();
@@ -114,6 +117,40 @@ describe('a workflow run in agency serve', () => {
     // Resumed from the journal after `since`, as the dashboard reconnects.
     const after = await server.api(`/agent/tasks/${ids.done}/events?after=${frames.length - 2}`);
     expect((await after.text()).trim().split('\n')).toHaveLength(2);
+  });
+
+  it('follows a live run: running with its step in flight, its frames streamed as they come until its finish', async () => {
+    const id = newId('task');
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const live = createWorkflow({
+      name: 'live',
+      steps: [
+        { id: 'wait', run: async () => (await gate, 'ok') },
+        { id: 'after', dependsOn: ['wait'], run: () => 'done' },
+      ],
+    });
+    const run = runWorkflow(live, { input: 'live input' }, { root: rootOf(id) });
+    const summary = await until(async () => {
+      const list = taskListSchema.parse(await (await server.api('/agent/tasks')).json());
+      return list.items.find((item) => item.id === id && item.phase === 'wait');
+    });
+    expect(summary).toMatchObject({ kind: 'workflow', status: 'running', finish_reason: null });
+    const response = await server.api(`/agent/tasks/${id}/events`, { headers: { accept: 'text/event-stream' } });
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('"phase.start"')) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`the stream ended before the step started:\n${seen}`);
+      seen += new TextDecoder().decode(chunk.value);
+    }
+    expect(seen).not.toContain('"finish"');
+    release();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      seen += new TextDecoder().decode(chunk.value);
+    expect(seen).toMatch(/"type":"finish".*"reason":"completed"/);
+    expect(seen).toContain('event: end');
+    expect((await run).output).toBe('done');
   });
 
   it('refuses to resume, stop or build a result for a workflow run, and leaves its journal as it was', async () => {
