@@ -189,5 +189,12 @@ describe('a workflow run in agency serve', () => {
       }
       expect(await readFile(journal(ids[name]), 'utf8').catch(() => ''), name).toBe(before);
     }
+    // The roots refused do not take the inbox or a decision down with them.
+    expect((await server.api('/agent/approvals')).status).toBe(200);
+    const decision = await server.api(`/agent/approvals/req_${ids.done.slice(5)}/decision`, {
+      method: 'POST',
+      json: { decision: 'approved' },
+    });
+    expect(decision.status).toBe(404);
   });
 });
