@@ -25,9 +25,9 @@ export type DurableWorkflowOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' |
 };
 
 /**
- * Runs a workflow durably on a task root, journaled like a governed task (and marked by `workflow.json`, so
- * `agency serve` lists it): each finished step's output is fsynced
- * before a step that needs it starts, so after a crash `resumeWorkflow` continues at the last finished step.
+ * Runs a workflow durably on a task root, journaled like a governed task and marked by `workflow.json` (so
+ * `agency serve` lists it): each finished step's output is fsynced before a step that needs it starts, so after a
+ * crash `resumeWorkflow` continues at the last finished step.
  * @throws AgencyError `task_locked` when another run holds the root, `task_folder_invalid` when the root already
  * has a run (resume it instead), `journal_not_durable` when the journal cannot be written.
  */

@@ -10,10 +10,11 @@ import type { RunEnd, StepRecord, WorkflowRecorder } from './recorder.ts';
 export const WORKFLOW_PHASE = 'workflow';
 
 /**
- * Journals a workflow run on the runner's `agent.events.v1` journal: `phase.start` and `phase.finish` per step (the start
- * is fsynced before the step acts, the finish holds the output and its digest, and is fsynced before any step that needs it starts), a `warning` per
- * failed attempt that is retried, a network's delegations inside a step (`agent.start`, `agent.event`, `agent.finish`), and `finish` (after `error` when a step failed) at the end. A suspension is a
- * `finish` with reason `stopped` and the step and payload in `suspended`.
+ * Journals a workflow run on the runner's `agent.events.v1` journal: `phase.start` and `phase.finish` per step (the
+ * start is fsynced before the step acts; the finish holds the output and its digest, and is fsynced before any step
+ * that needs it starts), a `warning` per failed attempt that is retried, a network's delegations inside a step
+ * (`agent.start`, `agent.event`, `agent.finish`), and `finish` (after `error` when a step failed) at the end. A
+ * suspension is a `finish` with reason `stopped` and the step and payload in `suspended`.
  */
 export function journalRecorder(journal: Journal, redactor: Redactor): WorkflowRecorder {
   return {
@@ -57,7 +58,7 @@ export function journalRecorder(journal: Journal, redactor: Redactor): WorkflowR
       });
     },
     stepEvent(step, event) {
-      // Appended without a flush of its own: the group commit writes it within ~20 ms, and the step's finish makes it durable.
+      // No flush of its own: the group commit writes it within ~20 ms, and the step's finish makes it durable.
       const frame = delegationFrame(step, event);
       if (frame) journal.append(frame);
     },
