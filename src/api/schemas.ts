@@ -33,6 +33,9 @@ export const TASK_STATUSES = [
   'interrupted',
 ] as const;
 
+/** What a task root holds: a governed run, or a durable workflow run. */
+export const TASK_KINDS = ['task', 'workflow'] as const;
+
 /** Why a task needs attention: it waits for a person, its budget stopped it, its model calls are being retried. */
 export const STUCK_REASONS = ['waiting_approval', 'over_budget', 'retrying', 'interrupted'] as const;
 
@@ -97,6 +100,8 @@ export const startTaskRequestSchema = z
 export const taskSummarySchema = z
   .object({
     id: taskIdSchema,
+    /** `task`: a governed run; `workflow`: a durable workflow run (`runWorkflow`), shown but never resumed here. */
+    kind: z.enum(TASK_KINDS),
     status: z.enum(TASK_STATUSES),
     finish_reason: z.enum(STOP_REASONS).nullable(),
     stuck: z.enum(STUCK_REASONS).nullable(),

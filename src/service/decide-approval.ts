@@ -27,8 +27,12 @@ export async function decideApproval(
       },
     );
   for (const id of body.task_id ? [body.task_id] : await taskIdsOf(core)) {
-    const record = await readTaskRecord(taskRootOf(core, id), id);
-    if (!(await holdsRequest(record, requestId))) continue;
+    // Searching every task, a root the service refuses to read is passed over; named, it answers why.
+    const record = await readTaskRecord(taskRootOf(core, id), id).catch((error: unknown) => {
+      if (body.task_id) throw error;
+      return undefined;
+    });
+    if (!record || !(await holdsRequest(record, requestId))) continue;
     const pending = (await inboxItemsOf(record, '', core.now())).find((item) => item.request.id === requestId);
     const entry = pending?.request ?? (await decidedRequest(record, requestId));
     const decision = await decideRequest(record, entry, body, by.name, core.now());

@@ -8,8 +8,9 @@ import { readTaskRecord } from './task-records.ts';
 export async function listInbox(core: ServiceCore): Promise<InboxItem[]> {
   const items: InboxItem[] = [];
   for (const id of await taskIdsOf(core)) {
-    const record = await readTaskRecord(join(core.root.tasks, id), id);
-    if (!record.state || record.state.finish_reason !== null) continue;
+    // A root the service refuses to read (a workflow.json it cannot trust) holds no request it would act on.
+    const record = await readTaskRecord(join(core.root.tasks, id), id).catch(() => undefined);
+    if (!record?.state || record.state.finish_reason !== null) continue;
     items.push(...(await inboxItemsOf(record, record.spec?.goal ?? '', core.now())));
   }
   return items;

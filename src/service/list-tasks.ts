@@ -25,9 +25,10 @@ export async function listTasks(
   for (const id of ids) {
     if (items.length === limit) break;
     last = id;
-    const summary = await summaryOf(await readTaskRecord(join(core.root.tasks, id), id), liveOf(core, id)).catch(
-      () => undefined,
-    );
+    // A root that cannot be read (a refused workflow marker among them) is left out; GET /agent/tasks/{id} says why.
+    const summary = await readTaskRecord(join(core.root.tasks, id), id)
+      .then((record) => summaryOf(record, liveOf(core, id)))
+      .catch(() => undefined);
     if (summary && matches(summary, filter)) items.push(summary);
   }
   const more = last !== undefined && ids.indexOf(last) < ids.length - 1 && items.length === limit;

@@ -5,10 +5,12 @@ import type { Budgets } from '../task/task-spec.ts';
 import { actionOf, liveOf, recordOf, type ServiceCore } from './service-core.ts';
 import { statusOf } from './task-records.ts';
 import type { Principal } from './task-service.ts';
+import { workflowRefusal } from './workflow-records.ts';
 
 /**
  * Queues the resume of a run that was not finished on purpose, optionally with raised budgets.
- * @throws AgencyError `task_finished` for a run finished for good, `task_active` for one queued or running.
+ * @throws AgencyError `task_finished` for a run finished for good, `task_active` for one queued or running,
+ * `task_state_conflict` for a workflow run (its own code resumes it).
  */
 export async function resumeTask(
   core: ServiceCore,
@@ -17,6 +19,7 @@ export async function resumeTask(
   by: Principal,
 ): Promise<TaskAction> {
   const record = await recordOf(core, id);
+  if (record.workflow) throw workflowRefusal(id, record.workflow, 'resume');
   const status = statusOf(record, liveOf(core, id));
   const reason = record.state?.finish_reason ?? null;
   if (reason !== null && FINAL_STOP_REASONS.includes(reason))

@@ -1,10 +1,11 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TaskAction } from '../api/schemas.ts';
 import { AgencyError } from '../core/errors.ts';
 import { createIdGenerator, type IdGenerator, isId } from '../core/ids.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import type { AgencyRoot } from '../config/agency-root.ts';
+import { workflowMarkerFile } from '../compose/workflow/workflow-marker.ts';
 import { createJournalHub, type JournalHub } from './journal-hub.ts';
 import { createRunQueue, type QueuedRun, type RunQueue } from './run-queue.ts';
 import { type ServiceLogger, silentLogger } from './service-logger.ts';
@@ -101,10 +102,16 @@ export function liveOf(core: ServiceCore, id: string): LiveView {
   return { queued: core.queue.isQueued(id), live: core.queue.isLive(id), retrying: core.queue.isRetrying(id) };
 }
 
-/** @throws AgencyError `task_not_found` when the data root has no such task. */
+/**
+ * @throws AgencyError `task_not_found` when the data root has no such task (a governed task has `task/`, a workflow
+ * run `workflow.json`); what `readTaskRecord` throws for a workflow marker it refuses.
+ */
 export async function recordOf(core: ServiceCore, id: string): Promise<TaskRecord> {
   const taskRoot = taskRootOf(core, id);
-  if (!(await readdir(join(taskRoot, 'task')).catch(() => undefined)))
+  const found =
+    (await readdir(join(taskRoot, 'task')).catch(() => undefined)) ??
+    (await lstat(workflowMarkerFile(taskRoot)).catch(() => undefined));
+  if (!found)
     throw new AgencyError('task_not_found', `Task ${id} not found (GET /agent/tasks lists the tasks)`, {
       details: { task_id: id },
     });

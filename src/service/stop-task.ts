@@ -3,6 +3,7 @@ import { AgencyError } from '../core/errors.ts';
 import { actionOf, liveOf, recordOf, type ServiceCore } from './service-core.ts';
 import { readTaskRecord, statusOf, writeTaskRequest } from './task-records.ts';
 import type { Principal } from './task-service.ts';
+import { workflowRefusal } from './workflow-records.ts';
 
 /**
  * Stops a task's run: a queued run is taken out of the queue (a start goes back to being held), a run here is asked
@@ -16,6 +17,7 @@ export async function stopTask(
 ): Promise<TaskAction> {
   const { queue, logger } = core;
   const record = await recordOf(core, id);
+  if (record.workflow) throw workflowRefusal(id, record.workflow, 'stop');
   if (queue.dequeue(id)) {
     if (record.request && !record.spec) await writeTaskRequest(record.paths.root, { ...record.request, hold: true });
     logger.info({ task_id: id, by: by.name }, 'queued run taken out of the queue');

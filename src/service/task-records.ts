@@ -12,6 +12,7 @@ import { taskPaths, type TaskPaths } from '../task/layout.ts';
 import { lockOwner } from '../task/lock.ts';
 import { join } from 'node:path';
 import { toBudgets } from './budgets.ts';
+import { readWorkflowRun, type WorkflowRun, workflowSummaryOf } from './workflow-records.ts';
 
 /** The version tag of `request.json`. */
 export const TASK_REQUEST_VERSION = 'agency.task-request.v1';
@@ -74,13 +75,20 @@ export type TaskRecord = {
   state: StateFile | undefined;
   /** The process that holds the run's lock, if any. */
   owner: { pid: number; alive: boolean } | undefined;
+  /** The durable workflow run the root holds, when it has a `workflow.json`. */
+  workflow: WorkflowRun | undefined;
 };
 
-/** Reads a task's request, spec, state and lock; a damaged file reads as missing, since the journal holds the run. */
+/**
+ * Reads a task's request, spec, state and lock; a damaged file reads as missing, since the journal holds the run.
+ * @throws AgencyError for a `workflow.json` that is linked, malformed or not borne out by the journal: such a root
+ * is neither shown nor resumed.
+ */
 export async function readTaskRecord(root: string, id: string): Promise<TaskRecord> {
   const paths = taskPaths(root);
   const files = createTaskFiles(root);
-  const [request, spec, state, owner] = await Promise.all([
+  const [workflow, request, spec, state, owner] = await Promise.all([
+    readWorkflowRun(files, paths),
     readTaskRequest(files, root).catch(() => undefined),
     readSpec(files, paths).catch(() => undefined),
     createFileStateStore(paths.progress)
@@ -88,7 +96,7 @@ export async function readTaskRecord(root: string, id: string): Promise<TaskReco
       .catch(() => undefined),
     lockOwner(paths.lock).catch(() => undefined),
   ]);
-  return { id, paths, files, request, spec, state, owner };
+  return { id, paths, files, request, spec, state, owner, workflow };
 }
 
 async function readSpec(files: TaskFiles, paths: TaskPaths): Promise<SpecFile | undefined> {
@@ -113,6 +121,10 @@ export function statusOf(record: TaskRecord, live: LiveView): TaskStatus {
 
 /** A row of the task list, from the folder and what the service knows. */
 export async function summaryOf(record: TaskRecord, live: LiveView): Promise<TaskSummary> {
+  if (record.workflow) {
+    const running = live.live || record.owner?.alive === true;
+    return { ...workflowSummaryOf(record.id, record.workflow, running), pending_approvals: 0 };
+  }
   const { state, spec, request } = record;
   const status = statusOf(record, live);
   const pending = state && status !== 'queued' ? (await pendingRequests(record)).length : 0;
@@ -120,6 +132,7 @@ export async function summaryOf(record: TaskRecord, live: LiveView): Promise<Tas
   const finish = state?.finish_reason ?? null;
   return {
     id: record.id,
+    kind: 'task',
     status,
     finish_reason: finish,
     stuck:

@@ -16,6 +16,7 @@ import { type DoTaskResult, type ResultView, stepReports, viewOf } from '../task
 import { parseContractFile } from '../task/task-spec.ts';
 import { currentPlanSig } from './approval-inbox.ts';
 import { type LiveView, summaryOf, type TaskRecord } from './task-records.ts';
+import { workflowRefusal } from './workflow-records.ts';
 
 /** The frames of a task's journal; none before its run started. */
 export async function framesOf(record: TaskRecord): Promise<EventFrame[]> {
@@ -39,7 +40,7 @@ export async function detailOf(record: TaskRecord, live: LiveView): Promise<Task
   return {
     ...summary,
     brief: brief ?? '',
-    spec: record.spec ?? null,
+    spec: record.spec ?? record.workflow?.spec ?? null,
     plans: plansOf(frames, record.state?.approved_plan_sig ?? null),
     verify: await verifyReportsOf(record),
     approvals: await approvalsOf(record),
@@ -129,6 +130,7 @@ async function approvalsOf(record: TaskRecord): Promise<TaskDetail['approvals']>
  */
 export async function resultOf(record: TaskRecord, view: ResultView): Promise<TaskResult> {
   const { state, spec } = record;
+  if (record.workflow) throw workflowRefusal(record.id, record.workflow, 'result');
   const frames = await framesOf(record);
   const finish = frames.findLast((frame) => frame.type === 'finish');
   if (!state || !spec || !finish || state.finish_reason === null) {

@@ -46,6 +46,7 @@ export function createTask({
   const merged = { ...LIMITS, ...limits };
   const detail: TaskDetail = {
     id,
+    kind: 'task',
     status: 'queued',
     finish_reason: null,
     stuck: null,

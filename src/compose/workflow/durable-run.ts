@@ -12,6 +12,7 @@ import { journalRecorder } from './journal-recorder.ts';
 import { emptyDagState } from './run-dag.ts';
 import { type RestoredRun, restoreRun, workflowSpec } from './restore-run.ts';
 import type { Workflow, WorkflowExecution } from './workflow.ts';
+import { writeWorkflowMarker } from './workflow-marker.ts';
 
 /** Options for {@link runWorkflow} and {@link resumeWorkflow}. */
 export type DurableWorkflowOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'runId'> & {
@@ -24,8 +25,9 @@ export type DurableWorkflowOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' |
 };
 
 /**
- * Runs a workflow durably on a task root, journaled like a governed task: each finished step's output is fsynced
- * before a step that needs it starts, so after a crash `resumeWorkflow` continues at the last finished step.
+ * Runs a workflow durably on a task root, journaled like a governed task and marked by `workflow.json` (so
+ * `agency serve` lists it): each finished step's output is fsynced before a step that needs it starts, so after a
+ * crash `resumeWorkflow` continues at the last finished step.
  * @throws AgencyError `task_locked` when another run holds the root, `task_folder_invalid` when the root already
  * has a run (resume it instead), `journal_not_durable` when the journal cannot be written.
  */
@@ -42,12 +44,11 @@ export async function runWorkflow(
         `${events} already holds a run; continue it with resumeWorkflow, or start a new run in an empty task root`,
       );
     }
-    journal.append({
-      type: 'run.started',
-      message: `Workflow ${workflow.name} started`,
-      data: { spec: workflowSpec(workflow, task.input) },
-    });
+    const spec = workflowSpec(workflow, task.input);
+    journal.append({ type: 'run.started', message: `Workflow ${workflow.name} started`, data: { spec } });
     await journal.flush();
+    const [started] = (await journal.read()).frames;
+    await writeWorkflowMarker(options.root, spec, started?.ts ?? new Date().toISOString());
     return { task, execution: { state: emptyDagState(), recorder: recorderFor(journal, options) } };
   });
 }

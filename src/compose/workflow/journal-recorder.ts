@@ -3,16 +3,18 @@ import type { JsonValue } from '../../core/messages.ts';
 import type { Redactor } from '../../core/redact.ts';
 import { usageToJson } from '../../task/budgets.ts';
 import type { Journal } from '../../task/journal/journal.ts';
+import { delegationFrame } from './delegation-frames.ts';
 import type { RunEnd, StepRecord, WorkflowRecorder } from './recorder.ts';
 
 /** The `phase` of every step frame a workflow journals, telling them from a governed run's phases. */
 export const WORKFLOW_PHASE = 'workflow';
 
 /**
- * Journals a workflow run on the runner's `agent.events.v1` journal: `phase.start` and `phase.finish` per step (the start
- * is fsynced before the step acts, the finish holds the output and its digest, and is fsynced before any step that needs it starts), a `warning` per
- * failed attempt that is retried, and `finish` (after `error` when a step failed) at the end. A suspension is a
- * `finish` with reason `stopped` and the step and payload in `suspended`.
+ * Journals a workflow run on the runner's `agent.events.v1` journal: `phase.start` and `phase.finish` per step (the
+ * start is fsynced before the step acts; the finish holds the output and its digest, and is fsynced before any step
+ * that needs it starts), a `warning` per failed attempt that is retried, a network's delegations inside a step
+ * (`agent.start`, `agent.event`, `agent.finish`), and `finish` (after `error` when a step failed) at the end. A
+ * suspension is a `finish` with reason `stopped` and the step and payload in `suspended`.
  */
 export function journalRecorder(journal: Journal, redactor: Redactor): WorkflowRecorder {
   return {
@@ -54,6 +56,11 @@ export function journalRecorder(journal: Journal, redactor: Redactor): WorkflowR
         error,
         data: { phase: WORKFLOW_PHASE, attempt, retry_in_ms: retryInMs },
       });
+    },
+    stepEvent(step, event) {
+      // No flush of its own: the group commit writes it within ~20 ms, and the step's finish makes it durable.
+      const frame = delegationFrame(step, event);
+      if (frame) journal.append(frame);
     },
     async ended(end: RunEnd) {
       if (end.reason === 'error') {

@@ -1,3 +1,4 @@
+import type { AgentEvent } from '../../agent/types.ts';
 import type { ErrorCode } from '../../core/error-codes.ts';
 import type { JsonValue } from '../../core/messages.ts';
 import type { Usage } from '../../core/usage.ts';
@@ -31,6 +32,8 @@ export type WorkflowRecorder = {
   /** Resolves once the step's output is durable: no later step sees it before then. */
   stepFinished(record: StepRecord): Promise<void>;
   attemptFailed(step: string, attempt: number, error: { code: ErrorCode; message: string }, retryInMs: number): void;
+  /** An event of an agent step's run, as it emitted it; a durable run keeps the delegations among them. */
+  stepEvent(step: string, event: AgentEvent): void;
   ended(end: RunEnd): Promise<void>;
 };
 
@@ -39,5 +42,6 @@ export const memoryRecorder: WorkflowRecorder = {
   stepStarted: () => Promise.resolve(),
   stepFinished: () => Promise.resolve(),
   attemptFailed: () => undefined,
+  stepEvent: () => undefined,
   ended: () => Promise.resolve(),
 };

@@ -121,8 +121,10 @@ async function attemptStep(step: WorkflowStep, run: StepRun, attempt: number): P
 }
 
 async function runAgentStep(step: AgentStep, context: StepContext, run: StepRun): Promise<Attempt> {
-  const onEvent = (event: AgentEvent) =>
+  const onEvent = (event: AgentEvent) => {
+    run.recorder.stepEvent(step.id, event);
     run.emit({ type: 'workflow-step-event', workflow: run.workflow, step: step.id, event });
+  };
   const options = { signal: run.signal, onEvent };
   let result: AgentResult;
   if (run.handle) {

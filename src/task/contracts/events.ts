@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** The version tag of every journal frame. */
 export const EVENTS_VERSION = 'agent.events.v1';
 
-/** Every event type a governed run journals. */
+/** Every event type a governed run or a durable workflow run journals. */
 export const EVENT_TYPES = [
   'run.started',
   'phase.start',
@@ -27,6 +27,9 @@ export const EVENT_TYPES = [
   'verify.fail',
   'run.resumed',
   'step.checkpoint',
+  'agent.start',
+  'agent.event',
+  'agent.finish',
   'warning',
   'finish',
   'error',

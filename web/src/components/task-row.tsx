@@ -20,7 +20,14 @@ export function TaskRow({ task, now }: { task: TaskSummary; now: number }) {
         <Link href={href} class="task-goal" data-testid="task-link">
           {task.goal || 'Untitled task'}
         </Link>
-        <div class="mono muted small">{task.id}</div>
+        <div class="mono muted small">
+          {task.kind === 'workflow' ? (
+            <span class="badge badge-purple" data-testid="task-kind">
+              workflow
+            </span>
+          ) : null}{' '}
+          {task.id}
+        </div>
       </td>
       <td class="task-cell-status">
         <StatusBadge status={task.status} stuck={task.stuck} />

@@ -56,6 +56,8 @@ export function TaskPage({ id, onChanged }: { id: string; onChanged: () => void 
     );
   }
   const finished = !isActive(detail.status) && detail.status !== 'interrupted';
+  // A workflow run is shown here, but stopped, resumed and answered by the code that defines it.
+  const workflow = detail.kind === 'workflow';
 
   return (
     <div class="page" data-testid="task-page" data-task-id={id} data-status={detail.status}>
@@ -71,23 +73,30 @@ export function TaskPage({ id, onChanged }: { id: string; onChanged: () => void 
             </code>
           </span>
         }
-        title={<span data-testid="task-goal">{detail.goal || 'Untitled task'}</span>}
+        title={
+          <span data-testid="task-goal" data-kind={detail.kind}>
+            {workflow ? <span class="badge badge-purple task-kind">workflow</span> : null}
+            {detail.goal || 'Untitled task'}
+          </span>
+        }
         actions={
-          <TaskActions
-            taskId={id}
-            status={detail.status}
-            onDone={(message, action) => {
-              setActionError(undefined);
-              setNotice(message);
-              if (action === 'resume') setGeneration((value) => value + 1);
-              task.reload();
-              onChanged();
-            }}
-            onError={(message) => {
-              setNotice(undefined);
-              setActionError(message);
-            }}
-          />
+          workflow ? undefined : (
+            <TaskActions
+              taskId={id}
+              status={detail.status}
+              onDone={(message, action) => {
+                setActionError(undefined);
+                setNotice(message);
+                if (action === 'resume') setGeneration((value) => value + 1);
+                task.reload();
+                onChanged();
+              }}
+              onError={(message) => {
+                setNotice(undefined);
+                setActionError(message);
+              }}
+            />
+          )
         }
       />
       <Notice message={notice} testId="task-notice" />
@@ -110,7 +119,7 @@ export function TaskPage({ id, onChanged }: { id: string; onChanged: () => void 
         </div>
         <aside class="task-side">
           <BudgetBars budgets={detail.budgets} usage={detail.usage} />
-          {finished ? <ResultCard taskId={id} lastSeq={detail.last_seq} /> : null}
+          {finished && !workflow ? <ResultCard taskId={id} lastSeq={detail.last_seq} /> : null}
           <Deliverables taskId={id} deliverables={detail.deliverables} />
           <TaskDecisions task={detail} now={now} />
           <BriefCard task={detail} />

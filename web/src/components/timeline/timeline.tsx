@@ -5,12 +5,16 @@ import { isQuietEvent } from '../../lib/event-tone.ts';
 import { Card } from '../card.tsx';
 import { EmptyState } from '../empty-state.tsx';
 import { StreamIndicator } from './stream-indicator.tsx';
-import { TimelineEntry } from './timeline-entry.tsx';
+import { timelineTree } from '../../lib/timeline-tree.ts';
+import { TimelineNodes } from './timeline-group.tsx';
 
 // A long run journals thousands of frames; the newest are what a reader follows.
 const SHOWN = 400;
 
-/** The run's live event timeline; it follows new frames while scrolled to the bottom. */
+/**
+ * The run's live event timeline; it follows new frames while scrolled to the bottom. A workflow's steps and a
+ * network's delegations are nested, each a group that folds.
+ */
 export function Timeline({ frames, state }: { frames: readonly EventFrame[]; state: StreamState }) {
   const [quiet, setQuiet] = useState(false);
   const [all, setAll] = useState(false);
@@ -77,9 +81,7 @@ export function Timeline({ frames, state }: { frames: readonly EventFrame[]; sta
             data-frames={frames.length}
             data-last-seq={frames[frames.length - 1]?.seq ?? 0}
           >
-            {shown.map((frame) => (
-              <TimelineEntry key={frame.seq} frame={frame} />
-            ))}
+            <TimelineNodes nodes={timelineTree(shown)} />
           </ol>
         )}
       </div>
