@@ -82,7 +82,8 @@ async function run(request: ExecutorRequest): Promise<ExecutorResult> {
     case 'steps': {
       const [, , pause = '0'] = text.split(/\s+/, 3);
       for (let step = 1; step <= Number(argument); step++) {
-        if (await wait(Number(pause), request.signal)) return { exitCode: 143, output: 'partial', stdout: '', stderr: '' };
+        if (await wait(Number(pause), request.signal))
+          return { exitCode: 143, output: 'partial', stdout: '', stderr: '' };
         request.onEvent({ type: 'tool.call', tool: 'Step', input: { step } });
         request.onEvent({ type: 'tool.result', tool: 'Step', ok: true });
       }

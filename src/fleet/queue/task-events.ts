@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import type { WorkerTaskState } from '../api/worker-schemas.ts';
 import { TASKS_CHANNEL, type TaskEvent } from './task-rows.ts';
 
-/** The longest message an event keeps, in characters; the rest is cut with a marker saying how much. */
+/** The longest message an event keeps, in characters, with the marker that says how much of the rest was cut. */
 export const EVENT_MESSAGE_CHARS = 4_096;
 /** The most events one run (epoch) of a task mirrors; one marker event says when the rest are left out. */
 export const TASK_EVENTS_LIMIT = 2_000;
@@ -125,7 +125,10 @@ export async function listTasks(pool: Pool, limit: number): Promise<TaskSummaryR
   }));
 }
 
+// A message of at most EVENT_MESSAGE_CHARS characters, the marker included, so a cut message is never cut again.
 function boundMessage(message: string, length: number): string {
   if (length <= EVENT_MESSAGE_CHARS) return message;
-  return `${message.slice(0, EVENT_MESSAGE_CHARS)} … [cut: ${length - EVENT_MESSAGE_CHARS} more characters]`;
+  // The marker's length, with room for the count's digits.
+  const kept = EVENT_MESSAGE_CHARS - 48;
+  return `${message.slice(0, kept)} … [cut: ${length - kept} more characters]`;
 }

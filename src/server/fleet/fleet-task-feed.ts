@@ -82,7 +82,7 @@ async function* follow(
   signal: AbortSignal,
 ): AsyncGenerator<EventFrame> {
   let last = after;
-  for (let failures = 0; !signal.aborted; ) {
+  for (let failures = 0; !signal.aborted;) {
     let final: boolean;
     let rows: TaskEventRow[];
     try {
