@@ -115,14 +115,14 @@ async function historySeqs(id: string): Promise<number[]> {
 
 async function listenerPids(): Promise<number[]> {
   const { rows } = await fleet.db.pool.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN agency_tasks' AND pid <> pg_backend_pid()",
+    "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN agency_tasks' AND application_name = 'agency-serve'",
   );
   return rows.map((row) => row.pid);
 }
 
 describe("a remote worker's task events on agency serve", () => {
   it('streams them in order while the task runs, across a dropped LISTEN, and resumes after Last-Event-ID', async () => {
-    const task = await fleet.dispatch.dispatch({ prompt: 'steps 12 150' });
+    const task = await fleet.dispatch.dispatch({ prompt: 'steps 12 400' });
     const calls = (events: Sse[]) => framesOf(events).filter((frame) => frame.type === 'tool.call').length;
     const stream = await openEvents(task.task_id);
     try {
