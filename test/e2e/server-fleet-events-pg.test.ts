@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetTaskSummary } from '../../src/api/fleet-schemas.ts';
+import { createClient } from '../../src/client/index.ts';
 import { appendTaskEvents, EVENT_MESSAGE_CHARS } from '../../src/fleet/queue/task-events.ts';
 import { readTask } from '../../src/fleet/queue/task-rows.ts';
 import type { EventFrame } from '../../src/task/contracts/events.ts';
@@ -253,4 +254,21 @@ describe("a remote worker's task events on agency serve", () => {
     for (const limit of ['0', '201', 'many'])
       expect((await status(`/agent/fleet/tasks?limit=${limit}`)).status).toBe(400);
   });
+
+  it("is followed to the task's end by the typed client, which refuses an id that is not one", async () => {
+    const client = createClient({ baseUrl: server.url, token: TOKEN });
+    const task = await fleet.dispatch.dispatch({ prompt: 'steps 3 0' });
+    await waitFor(
+      'the turn is over',
+      30_000,
+      async () => (await readTask(fleet.db.pool, task.task_id))?.state === 'idle',
+    );
+    await fleet.dispatch.end(task);
+    const frames: EventFrame[] = [];
+    for await (const frame of client.fleet.taskEvents(task.task_id)) frames.push(frame);
+    expect(frames.map((frame) => frame.seq)).toEqual(await historySeqs(task.task_id));
+    expect(frames.filter((frame) => frame.type === 'tool.call')).toHaveLength(3);
+    expect((await client.fleet.tasks({ limit: 1 })).items.map((item) => item.id)).toEqual([task.task_id]);
+    expect(() => client.fleet.taskEvents('../../agent/tasks')).toThrow(/is not a worker task id/);
+  }, 60_000);
 });
