@@ -38,7 +38,9 @@ export function createRegistryFleet(
   checkDatabaseUrl(url);
   const queue = import('../../fleet/queue/index.ts');
   // One connection listens for the task feed; the others read the registry and the tasks' events.
-  const opened = queue.then(({ openFleetDatabase }) => openFleetDatabase(url, { poolSize: 4, applicationName: 'agency-serve' }));
+  const opened = queue.then(({ openFleetDatabase }) =>
+    openFleetDatabase(url, { poolSize: 4, applicationName: 'agency-serve' }),
+  );
   const tasks = createFleetTaskFeed(
     queue.then(async ({ databaseUnreachable }) => ({
       pool: (await opened).pool,
