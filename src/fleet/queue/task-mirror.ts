@@ -85,7 +85,6 @@ export function createTaskMirror({ pool, now, onStale, onError }: TaskMirrorOpti
   const append = async (task: Held, taskId: string, line: TaskEvent) => {
     const events = within(task, [line], now());
     if (events.length > 0 && !(await appendTaskEvents(pool, taskId, task.epoch, events))) return stale(taskId, task);
-    task.sentLines += 1;
     task.events += events.length;
   };
   // A write the database could not take because it is unreachable (down, restarting) is tried again, with a
@@ -115,7 +114,10 @@ export function createTaskMirror({ pool, now, onStale, onError }: TaskMirrorOpti
     append(taskId, line) {
       const task = held.get(taskId);
       if (!task) return Promise.resolve();
-      task.chain = task.chain.then(() => persist(task, taskId, () => append(task, taskId, line)));
+      // The line is the record's: counted as sent once written, or given up on, so a save never writes it again.
+      task.chain = task.chain
+        .then(() => persist(task, taskId, () => append(task, taskId, line)))
+        .then(() => void (task.sentLines += 1));
       return task.chain;
     },
     turnOver(taskId) {
