@@ -143,6 +143,27 @@ export const fleetTaskActionSchema = z
   })
   .strict();
 
+/** A task of the fleet's database (`agency.tasks`), as `GET /agent/fleet/tasks` lists it. */
+export const fleetTaskSummarySchema = z
+  .object({
+    id: workerTaskIdSchema,
+    executor: z.string(),
+    state: z.enum(WORKER_TASK_STATES),
+    /** How many times a worker took it (the fencing token of its current run); 0 while queued. */
+    epoch: z.number().int().nonnegative(),
+    /** The worker that took it last, or null while queued. */
+    worker: z.string().nullable(),
+    session_id: z.string(),
+    /** The prompt's first 200 characters. */
+    prompt: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .strict();
+
+/** `GET /agent/fleet/tasks`: the newest tasks of the fleet's database, newest first. */
+export const fleetTaskListSchema = z.object({ items: z.array(fleetTaskSummarySchema) }).strict();
+
 /** A component as the fleet routes show it. */
 export type ComponentView = z.infer<typeof componentViewSchema>;
 /** `GET /agent/fleet`. */
@@ -157,5 +178,7 @@ export type FleetTaskRequest = z.infer<typeof fleetTaskRequestSchema>;
 export type FleetTaskCreated = z.infer<typeof fleetTaskCreatedSchema>;
 /** A task on a worker, with its prompt and log. */
 export type FleetTask = z.infer<typeof fleetTaskSchema>;
+/** A task of the fleet's database. */
+export type FleetTaskSummary = z.infer<typeof fleetTaskSummarySchema>;
 /** The answer of cancel, continue and end. */
 export type FleetTaskAction = z.infer<typeof fleetTaskActionSchema>;

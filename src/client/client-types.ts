@@ -17,6 +17,7 @@ import type {
   FleetTaskAction,
   FleetTaskCreated,
   FleetTaskRequest,
+  FleetTaskSummary,
   FleetView,
 } from '../api/fleet-schemas.ts';
 import type { HistoryRecord } from '../fleet/api/worker-schemas.ts';
@@ -123,6 +124,13 @@ export type FleetClient = {
   history(worker: string, options?: CallOptions & { page?: number; limit?: number }): Promise<HistoryPage>;
   /** `GET /agent/fleet/workers/{name}/history/{id}`: a task in full, with the executor's raw stdout and stderr. */
   historyRecord(worker: string, id: string, options?: CallOptions): Promise<HistoryRecord>;
+  /** `GET /agent/fleet/tasks`: the newest tasks of the fleet's database, on any worker (AGENCY_DATABASE_URL). */
+  tasks(options?: CallOptions & { limit?: number }): Promise<{ items: FleetTaskSummary[] }>;
+  /**
+   * `GET /agent/fleet/tasks/{id}/events`: a fleet task's events from the fleet's database as frames, live, resuming
+   * after the last seq on a dropped connection; it ends when the task is final.
+   */
+  taskEvents(id: string, options?: EventsOptions): AsyncGenerator<EventFrame, void, undefined>;
 };
 
 /** A client for one agency server; see {@link createClient}. */

@@ -20,6 +20,7 @@ import {
   fleetSchema,
   fleetTaskActionSchema,
   fleetTaskCreatedSchema,
+  fleetTaskListSchema,
   fleetTaskSchema,
 } from '../api/fleet-schemas.ts';
 import { AgencyError } from '../core/errors.ts';
@@ -129,6 +130,10 @@ function fleetClient(transport: ReturnType<typeof createTransport>): FleetClient
         historyRecordSchema,
         call,
       ),
+    tasks: ({ limit, signal } = {}) =>
+      json('GET', '/agent/fleet/tasks', fleetTaskListSchema, { query: { limit }, signal }),
+    taskEvents: (id, events = {}) =>
+      followEvents(transport, `/agent/fleet/tasks/${checkId(workerTaskIdSchema, id, 'worker task id')}/events`, events),
   };
 }
 

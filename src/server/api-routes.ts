@@ -1,6 +1,7 @@
 import type { ApiContext } from './api-route-parts.ts';
 import { decisionRoute, inboxRoute } from './approval-routes.ts';
 import { fleetEventsRoute } from './fleet/fleet-events-route.ts';
+import { fleetTaskEventsRoute, fleetTasksRoute } from './fleet/fleet-task-routes.ts';
 import {
   componentRoute,
   fleetRoute,
@@ -47,6 +48,8 @@ export function apiRoutes(api: ApiContext): Route[] {
     componentRoute,
     submitRoute,
     workerTaskRoute,
+    fleetTasksRoute,
+    fleetTaskEventsRoute,
   ]
     .map((route) => route(api))
     .concat(taskActionRoutes(api), historyRoute(api), historyRecordRoute(api));

@@ -57,6 +57,8 @@ const ROUTES: Array<['GET' | 'POST', string]> = [
   ['POST', `/agent/fleet/workers/w1/tasks/${TASK}/end`],
   ['GET', '/agent/fleet/workers/w1/history'],
   ['GET', `/agent/fleet/workers/w1/history/${TASK}`],
+  ['GET', '/agent/fleet/tasks'],
+  ['GET', `/agent/fleet/tasks/${TASK}/events`],
 ];
 
 describe('credentials and cross-site requests', () => {
@@ -188,6 +190,19 @@ describe('bodies', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(worker.tasks.size).toBe(before);
     expect(worker.contractBreaks).toEqual([]);
+  });
+});
+
+describe("the fleet database's tasks without one", () => {
+  const get = (path: string) => answer(raw(path, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } }));
+
+  it('answers 404 naming AGENCY_DATABASE_URL, and 400 for a task id that is not one', async () => {
+    for (const path of ['/agent/fleet/tasks', `/agent/fleet/tasks/${TASK}/events`]) {
+      const { status, body } = await get(path);
+      expect([path, status, body.error]).toEqual([path, 404, 'not_found']);
+      expect((body as unknown as { message: string }).message).toContain('AGENCY_DATABASE_URL');
+    }
+    expect((await get('/agent/fleet/tasks/task-..%2F..%2Fetc/events')).status).toBe(400);
   });
 });
 

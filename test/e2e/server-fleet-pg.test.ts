@@ -129,6 +129,14 @@ describe('agency serve with AGENCY_DATABASE_URL', () => {
         expect(body.message).toContain(`the fleet database at 127.0.0.1:${port}/postgres (AGENCY_DATABASE_URL)`);
         expect(JSON.stringify(body)).not.toContain(PASSWORD);
       }
+      // The fleet's tasks are in the same database: 503 too, naming it.
+      for (const path of ['/agent/fleet/tasks', `/agent/fleet/tasks/task-${'0'.repeat(26)}/events`]) {
+        const answer = await down.api(path);
+        const body = (await answer.json()) as { error: string; message: string };
+        expect([path, answer.status, body.error]).toEqual([path, 503, 'service_unavailable']);
+        expect(body.message).toContain(`127.0.0.1:${port}/postgres (AGENCY_DATABASE_URL)`);
+        expect(JSON.stringify(body)).not.toContain(PASSWORD);
+      }
       // The server is up: its other routes answer, and the process did not end.
       expect((await down.api('/agent/tasks')).status).toBe(200);
       expect(down.child.exitCode).toBeNull();

@@ -6,6 +6,8 @@
 //   echo-env <NAME>    puts the variable's value in its output, stdout, stderr and events, and its sha256 in the output
 //   write <file>       writes <file> in its working directory and lists the directory
 //   fail <type>        fails with that error type
+//   steps <n> <ms>     reports n tool calls and their results, <ms> apart, then answers "stepped <n>"
+//   big <chars>        reports a warning of <chars> characters, then answers "big"
 //   anything else      answers "done: <text>"
 // A worker started with SCRIPTED_EXECUTOR_FAIL=<type> fails every task with that error type.
 import { createHash } from 'node:crypto';
@@ -77,6 +79,19 @@ async function run(request: ExecutorRequest): Promise<ExecutorResult> {
       await writeFile(join(request.workdir, argument), 'written');
       return ok(`files: ${(await readdir(request.workdir)).sort().join(',')}; resume=${request.resume}`);
     }
+    case 'steps': {
+      const [, , pause = '0'] = text.split(/\s+/, 3);
+      for (let step = 1; step <= Number(argument); step++) {
+        if (await wait(Number(pause), request.signal))
+          return { exitCode: 143, output: 'partial', stdout: '', stderr: '' };
+        request.onEvent({ type: 'tool.call', tool: 'Step', input: { step } });
+        request.onEvent({ type: 'tool.result', tool: 'Step', ok: true });
+      }
+      return ok(`stepped ${argument}`);
+    }
+    case 'big':
+      request.onEvent({ type: 'warning', message: 'w'.repeat(Number(argument)) });
+      return ok('big');
     case 'fail':
       return {
         exitCode: 1,

@@ -24,6 +24,8 @@ export type FleetDatabaseOptions = {
   poolSize?: number;
   /** Told of errors pg-boss reports in the background (a lost connection, a failed maintenance run). */
   onError?: (message: string) => void;
+  /** The `application_name` of agency's pool, as `pg_stat_activity` shows it. @default 'agency-fleet' */
+  applicationName?: string;
 };
 
 /** An open fleet database. */
@@ -48,7 +50,11 @@ export type FleetDatabase = {
 export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {}): FleetDatabase {
   checkDatabaseUrl(url);
   const leaseSeconds = Math.max(10, options.leaseSeconds ?? 10);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 5 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 5,
+    application_name: options.applicationName ?? 'agency-fleet',
+  });
   const report = (error: unknown) => options.onError?.(errorMessage(error));
   pool.on('error', report);
   const boss = new PgBoss({

@@ -22,8 +22,9 @@
 // - `agency.tasks(id, executor, request jsonb, state, epoch, worker, session_id, result jsonb, error jsonb,
 //   rerun_on_loss, created_at, updated_at)`; `state` is `queued`, `working`, `cancelling`, `idle`, `completed`,
 //   `cancelled` or `failed`; `epoch` counts the takes (the fencing token), 0 while queued.
-// - `agency.task_history(seq bigserial, task_id, epoch, event jsonb, at)`: every lifecycle line of the task, with the
-//   epoch of the run that wrote it.
+// - `agency.task_history(seq bigserial, task_id, epoch, event jsonb, at)`: every lifecycle line of the task and each
+//   event its executor reported (`event.type`), with the epoch of the run that wrote it; `agency serve` streams them
+//   (src/server/fleet/fleet-task-feed.ts).
 // - `agency.schema_migrations(version, name, applied_at)`.
 // - Dead letters: pg-boss queue `agency-tasks-dead` (a job whose payload fails validation, with the reason).
 export {

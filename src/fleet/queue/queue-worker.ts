@@ -4,7 +4,7 @@
 // runs again (`rerun_on_loss`) or ends `worker_lost`.
 import type { JobResult } from 'pg-boss';
 import { errorMessage } from '../../core/errors.ts';
-import type { HistoryListener } from '../worker/history-tap.ts';
+import type { HistoryListener, LineListener } from '../worker/history-tap.ts';
 import type { LifecycleLog } from '../worker/lifecycle-log.ts';
 import type { Worker } from '../worker/worker.ts';
 import { type FleetDatabase, openFleetDatabase, taskQueueName } from './database.ts';
@@ -22,6 +22,8 @@ export type QueueWorkerOptions = {
   lifecycle: LifecycleLog;
   /** Where the worker's saved records go (the history store's tap). */
   listen: (listener: HistoryListener) => void;
+  /** Where the lines of executors' events go as they happen (the worker's line tap). */
+  listenLines?: (listener: LineListener) => void;
   databaseUrl: string;
   /** Between registry heartbeats. @default 10 */
   heartbeatSeconds?: number;
@@ -56,9 +58,11 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     onError: (taskId, message) => lifecycle.warn(`task ${taskId}: could not write to the fleet database: ${message}`),
   });
   options.listen((record) => mirror.save(record));
+  options.listenLines?.((taskId, line) => void mirror.append(taskId, line));
   await registerWorker(db.pool, { name, url: options.url, executors: [options.executor], heartbeatSeconds });
   // A restarted worker still holds its idle sessions (from its history): their next turns are mirrored as before.
-  for (const { id, epoch, lines } of await heldTasks(db.pool, name, 'idle')) mirror.hold(id, epoch, lines);
+  for (const { id, epoch, lines, events } of await heldTasks(db.pool, name, 'idle'))
+    mirror.hold(id, epoch, { sentLines: lines, events });
   const beat = setInterval(() => {
     const current = worker.active()?.record.task_id ?? null;
     const state = worker.phase === 'stopping' ? 'stopping' : current ? 'working' : 'idle';

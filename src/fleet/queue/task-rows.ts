@@ -20,8 +20,18 @@ export type TaskRow = {
   rerun_on_loss: boolean;
 };
 
-/** One lifecycle line of a task. */
-export type TaskEvent = { time: string; level: string; message: string };
+/**
+ * One event of a task: a lifecycle line, or (with `type`, an agent.events type such as `tool.call`) an event its
+ * executor reported while it ran.
+ */
+export type TaskEvent = {
+  time: string;
+  level: string;
+  message: string;
+  type?: string;
+  /** Set on an event that is not one of the record's lines: the end of a turn, or the marker of the events limit. */
+  kind?: 'turn_end' | 'limit';
+};
 
 /** Inserts a queued task's row; a second insert of the same id is ignored (a dispatch retried). */
 export async function insertTask(
@@ -129,16 +139,20 @@ export async function cancelQueuedTask(pool: Pool, id: string): Promise<boolean>
   });
 }
 
-/** The tasks a worker holds in `state`, with their epochs and how many history lines that epoch wrote. */
+/**
+ * The tasks a worker holds in `state`, with their epochs, how many of the record's lines that epoch wrote, and how
+ * many events in all.
+ */
 export async function heldTasks(
   pool: Pool,
   worker: string,
   state: WorkerTaskState,
-): Promise<{ id: string; epoch: number; lines: number }[]> {
-  const { rows } = await pool.query<{ id: string; epoch: number; lines: number }>(
-    `SELECT id, epoch, (SELECT count(*)::int FROM agency.task_history h WHERE h.task_id = t.id AND h.epoch = t.epoch)
-       AS lines
-     FROM agency.tasks t WHERE worker = $1 AND state = $2`,
+): Promise<{ id: string; epoch: number; lines: number; events: number }[]> {
+  const { rows } = await pool.query<{ id: string; epoch: number; lines: number; events: number }>(
+    `SELECT id, epoch, counts.lines, counts.events FROM agency.tasks t,
+       LATERAL (SELECT (count(*) FILTER (WHERE NOT h.event ? 'kind'))::int AS lines, count(*)::int AS events
+         FROM agency.task_history h WHERE h.task_id = t.id AND h.epoch = t.epoch) counts
+     WHERE worker = $1 AND state = $2`,
     [worker, state],
   );
   return rows;

@@ -10,6 +10,11 @@ import { readTask, TASKS_CHANNEL, type TaskRow } from './task-rows.ts';
 export type TaskWatch = {
   /** Resolves with the task's row once `done(row)` holds. @throws AgencyError `aborted`, `task_not_found` */
   until(id: string, done: (row: TaskRow) => boolean, signal?: AbortSignal): Promise<TaskRow>;
+  /**
+   * Resolves at the task's next notification, after the poll interval (a lost notification, a dropped connection:
+   * the listening connection is made anew on the next call), or when `signal` aborts.
+   */
+  changed(id: string, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -57,6 +62,10 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
         if (done(row)) return row;
         await nextChange(waiters, id, pollMs, signal);
       }
+    },
+    async changed(id, signal) {
+      await listen();
+      await nextChange(waiters, id, pollMs, signal);
     },
     async close() {
       const client = await listener;

@@ -16,7 +16,7 @@ import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
 import { fleetSettingsFrom } from '../queue/settings.ts';
 import { createHistoryStore } from './history-store.ts';
-import { tappedHistory } from './history-tap.ts';
+import { lineTap, tappedHistory } from './history-tap.ts';
 import { readInstructions } from './instructions.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
 import { createWorkerApp } from './worker-app.ts';
@@ -161,9 +161,11 @@ async function openInstance(options: StartWorkerOptions) {
       warn: (message) => lifecycle.warn(message),
     }),
   );
+  const lines = lineTap();
   const worker = createWorker({
     config,
     history: history.store,
+    onLine: lines.onLine,
     lifecycle,
     redactor,
     credentials,
@@ -177,7 +179,7 @@ async function openInstance(options: StartWorkerOptions) {
   const fleet: { settings: ReturnType<typeof fleetSettingsFrom>; stop?: () => Promise<void> } = {
     settings: fleetSettingsFrom(env),
   };
-  return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, fleet };
+  return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, listenLines: lines.listen, fleet };
 }
 type Instance = Awaited<ReturnType<typeof openInstance>>;
 
@@ -241,6 +243,7 @@ async function joinFleet(instance: Instance, where: { url: string; name: string;
     worker: instance.worker,
     lifecycle: instance.lifecycle,
     listen: instance.listen,
+    listenLines: instance.listenLines,
     databaseUrl: settings.databaseUrl,
     heartbeatSeconds: settings.heartbeatSeconds,
     now: instance.now,

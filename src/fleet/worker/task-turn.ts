@@ -10,7 +10,7 @@ import type { Executor, ExecutorEvent, ExecutorResult } from '../executors/execu
 import { executorEnv } from './executor-env.ts';
 import type { HistoryStore } from './history-store.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
-import { addLine, appendTail, previewOf, seconds } from './task-record.ts';
+import { addLine, appendTail, type LogLine, previewOf, seconds } from './task-record.ts';
 
 /** Why a run was stopped from outside: a cancel request, its timeout, or the worker shutting down. */
 export type StopReason = 'cancel' | 'timeout' | 'shutdown';
@@ -41,6 +41,11 @@ export type TurnContext = {
   now: () => number;
   /** How long a stopped executor has to return before the worker gives up on it. */
   stopGraceMs: number;
+  /**
+   * Told of each line an executor's event adds to a task's record, at once, with the agent.events type it stands
+   * for (`run.started`, `tool.call`, `tool.result`, `warning`): a queue-mode worker mirrors it for the live timeline.
+   */
+  onLine?: ((taskId: string, line: LogLine & { type: string }) => void) | undefined;
 };
 
 /**
@@ -101,6 +106,7 @@ async function runTurn(
       const line = eventLine(event, now(), redactor);
       addLine(record, line);
       lifecycle[line.level === 'warn' ? 'warn' : 'info'](`task ${record.task_id}: ${line.message}`);
+      context.onLine?.(record.task_id, { ...line, type: EVENT_TYPE_OF[event.type] });
     }
   };
   const workdir = task.workdir ?? join(config.sessionDir, record.session_id);
@@ -234,6 +240,14 @@ function turnSummary(record: HistoryRecord): string {
   if (record.error) return `task ${id} ${record.state}: ${record.error.type}: ${record.error.message}`;
   return `task ${id} ${record.state}`;
 }
+
+// The agent.events type each executor event that makes a line stands for.
+const EVENT_TYPE_OF = {
+  started: 'run.started',
+  'tool.call': 'tool.call',
+  'tool.result': 'tool.result',
+  warning: 'warning',
+} as const;
 
 function eventLine(event: Exclude<ExecutorEvent, { type: 'text' | 'usage' }>, now: number, redactor: Redactor) {
   const time = new Date(now).toISOString();

@@ -5,6 +5,7 @@ import { createDiscovery, type DiscoveryOptions } from '../../fleet/discovery/di
 import { DEFAULT_PORTS, type PortRange } from '../../fleet/discovery/port-scan.ts';
 import { createWorkerClient, type FetchFunction, type WorkerClient } from '../../fleet/worker-client.ts';
 import { fetchWithTokens, type WorkerTokens } from './worker-tokens.ts';
+import type { FleetTaskFeed } from './fleet-task-feed.ts';
 
 /** Options for {@link createFleet}. */
 export type FleetOptions = {
@@ -54,6 +55,8 @@ export type Fleet = {
   refresh(url: string): void;
   /** Calls `listener` on every change a view shows (found, health, state, task); returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
+  /** The tasks of the fleet's database and their live events; only with AGENCY_DATABASE_URL. */
+  tasks?: FleetTaskFeed | undefined;
   start(): void;
   close(): void;
 };

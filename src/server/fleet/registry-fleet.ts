@@ -6,6 +6,7 @@ import type { FleetRegistryView } from '../../api/fleet-schemas.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { checkDatabaseUrl, databaseWhere, type FleetSettings, fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { createFleet, type Fleet, type FleetOptions } from './fleet.ts';
+import { createFleetTaskFeed } from './fleet-task-feed.ts';
 
 /** Options of {@link createRegistryFleet}. */
 export type RegistryFleetOptions = {
@@ -36,7 +37,16 @@ export function createRegistryFleet(
   const url = settings.databaseUrl;
   checkDatabaseUrl(url);
   const queue = import('../../fleet/queue/index.ts');
-  const opened = queue.then(({ openFleetDatabase }) => openFleetDatabase(url, { poolSize: 2 }));
+  // One connection listens for the task feed; the others read the registry and the tasks' events.
+  const opened = queue.then(({ openFleetDatabase }) =>
+    openFleetDatabase(url, { poolSize: 4, applicationName: 'agency-serve' }),
+  );
+  const tasks = createFleetTaskFeed(
+    queue.then(async ({ databaseUnreachable }) => ({
+      pool: (await opened).pool,
+      unreachable: (error: unknown) => databaseUnreachable(url, error),
+    })),
+  );
   const listeners = new Set<() => void>();
   let registry: FleetRegistryView = { database: databaseWhere(url), workers: [], error: null, checked_at: null };
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -68,6 +78,7 @@ export function createRegistryFleet(
   };
   return {
     ...discovery,
+    tasks,
     view: () => ({ ...discovery.view(), registry }),
     async read() {
       const fresh = await read();
@@ -91,7 +102,12 @@ export function createRegistryFleet(
       clearTimeout(timer);
       listeners.clear();
       discovery.close();
-      void opened.then((db) => db.close()).catch(() => undefined);
+      void tasks
+        .close()
+        .catch(() => undefined)
+        .then(() => opened)
+        .then((db) => db.close())
+        .catch(() => undefined);
     },
   };
 }

@@ -5,6 +5,7 @@ import type {
   FleetTaskAction,
   FleetTaskCreated,
   FleetTaskRequest,
+  FleetTaskSummary,
   FleetView,
   HistoryPage,
   InboxItem,
@@ -108,7 +109,15 @@ export const fleetApi = {
   end: (name: string, id: string) => json<FleetTaskAction>('POST', `${workerTask(name, id)}/end`, {}),
   history: (name: string, page: number, limit: number) =>
     json<HistoryPage>('GET', `${worker(name)}/history?page=${page}&limit=${limit}`),
+  /** The newest tasks of the fleet's database (a server with AGENCY_DATABASE_URL), on any worker. */
+  tasks: (limit: number) => json<{ items: FleetTaskSummary[] }>('GET', `/agent/fleet/tasks?limit=${limit}`),
 };
+
+/** A fleet task's events from the fleet's database, from after `seq` (0: from the start). */
+export function fleetEventsUrl(taskId: string, after: number): string {
+  const base = `/agent/fleet/tasks/${encodeURIComponent(taskId)}/events`;
+  return after > 0 ? `${base}?after=${after}` : base;
+}
 
 /** The fleet's live feed: a `fleet` event with every component, at once and on every change. */
 export const FLEET_EVENTS_URL = '/agent/fleet/events';

@@ -29,6 +29,7 @@ export type {
   FleetTaskCreated,
   FleetRegistryView,
   FleetTaskRequest,
+  FleetTaskSummary,
   FleetView,
 } from '../../../src/api/fleet-schemas.ts';
 export type { WorkerTaskState } from '../../../src/fleet/api/worker-schemas.ts';

@@ -10,17 +10,28 @@ const BATCH_MS = 60;
 /**
  * A task's journal frames, live: each seq once and in order across reconnects. Bump `generation` to follow the
  * task again after its stream ended (a resumed run); the frames already held are kept and the stream resumes after
- * them. `onFrames` hears each batch of new frames.
+ * them. `onFrames` hears each batch of new frames. `url` names another stream of frames (a fleet task's); by default
+ * the server's own task's.
  */
 export function useEventStream(
   taskId: string,
-  { generation = 0, onFrames }: { generation?: number; onFrames?: (frames: EventFrame[]) => void } = {},
+  {
+    generation = 0,
+    onFrames,
+    url = eventsUrl,
+  }: {
+    generation?: number;
+    onFrames?: (frames: EventFrame[]) => void;
+    url?: (taskId: string, after: number) => string;
+  } = {},
 ): { frames: readonly EventFrame[]; state: StreamState } {
   const [frames, setFrames] = useState<readonly EventFrame[]>([]);
   const [state, setState] = useState<StreamState>('connecting');
   const log = useRef<{ taskId: string; log: SeqLog } | undefined>(undefined);
   const listener = useRef(onFrames);
   listener.current = onFrames;
+  const address = useRef(url);
+  address.current = url;
 
   useEffect(() => {
     if (log.current?.taskId !== taskId) {
@@ -38,7 +49,7 @@ export function useEventStream(
       listener.current?.(batch);
     };
     const stream = openEventStream({
-      url: (after) => eventsUrl(taskId, after),
+      url: (after) => address.current(taskId, after),
       lastSeq: held.lastSeq,
       onFrame: (frame) => {
         if (!held.add(frame)) return;

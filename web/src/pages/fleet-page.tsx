@@ -1,7 +1,9 @@
+import { useState } from 'preact/hooks';
 import type { FleetView } from '../api/types.ts';
 import { Badge } from '../components/badge.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ComponentCard } from '../components/fleet/component-card.tsx';
+import { FleetTasks } from '../components/fleet/fleet-tasks.tsx';
 import { RegistryTable } from '../components/fleet/registry-table.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { Loading } from '../components/spinner.tsx';
@@ -11,12 +13,13 @@ import { useNow } from '../hooks/use-now.ts';
 import { componentKey } from '../lib/fleet.ts';
 
 /**
- * The fleet: the PostgreSQL registry's workers (on a server with AGENCY_DATABASE_URL), and a card per component
- * discovery found, kept current by the server's live feed.
+ * The fleet: the PostgreSQL registry's workers and the fleet's tasks, one open with its live timeline (on a server with
+ * AGENCY_DATABASE_URL), and a card per component discovery found, kept current by the server's live feed.
  */
 export function FleetPage() {
   const { fleet, state } = useFleet();
   const now = useNow(5_000);
+  const [open, setOpen] = useState<string | undefined>(undefined);
   const components = fleet?.components ?? [];
   const working = components.filter((component) => component.state === 'working').length;
   return (
@@ -35,7 +38,8 @@ export function FleetPage() {
         }
       />
       {fleet === undefined ? <Loading label="Loading the fleet…" /> : null}
-      {fleet?.registry ? <RegistryTable registry={fleet.registry} now={now} /> : null}
+      {fleet?.registry ? <RegistryTable registry={fleet.registry} now={now} onOpen={setOpen} /> : null}
+      {fleet?.registry ? <FleetTasks open={open} onOpen={setOpen} now={now} /> : null}
       {fleet !== undefined && components.length === 0 && !fleet.registry ? (
         <div class="card">
           <EmptyState title={fleet.enabled ? 'No workers found' : 'The fleet is off'} testId="fleet-empty">

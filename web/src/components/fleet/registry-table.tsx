@@ -4,9 +4,19 @@ import { Badge } from '../badge.tsx';
 
 /**
  * The workers of the fleet's PostgreSQL registry (a server started with AGENCY_DATABASE_URL): host, executors, state,
- * heartbeat health in words and colour, and current task; the last read's error while the database cannot be reached.
+ * heartbeat health in words and colour, and current task (a click opens its timeline); the last read's error while
+ * the database cannot be reached.
  */
-export function RegistryTable({ registry, now }: { registry: FleetRegistryView; now: number }) {
+export function RegistryTable({
+  registry,
+  now,
+  onOpen,
+}: {
+  registry: FleetRegistryView;
+  now: number;
+  /** Opens a worker's current task's timeline. */
+  onOpen: (taskId: string) => void;
+}) {
   // The age as of the read, plus the time since: the stream sends a new read only when something changes.
   const since = registry.checked_at ? Math.max(0, (now - Date.parse(registry.checked_at)) / 1000) : 0;
   return (
@@ -46,7 +56,20 @@ export function RegistryTable({ registry, now }: { registry: FleetRegistryView; 
                   <Badge tone={REGISTRY_HEALTH_TONES[worker.health]}>{worker.health}</Badge>
                 </td>
                 <td class="small">{Math.round(worker.heartbeat_age_seconds + since)} s ago</td>
-                <td class="mono small">{worker.current_task ?? '—'}</td>
+                <td class="mono small">
+                  {worker.current_task ? (
+                    <button
+                      type="button"
+                      class="btn btn-sm btn-ghost mono"
+                      onClick={() => onOpen(worker.current_task!)}
+                      data-testid="fleet-registry-task"
+                    >
+                      {worker.current_task}
+                    </button>
+                  ) : (
+                    '—'
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
