@@ -12,6 +12,7 @@ import { jobProblem, type TaskJob } from './job.ts';
 import { heartbeat, markStopped, registerWorker } from './registry.ts';
 import { createTaskMirror, type TaskMirror } from './task-mirror.ts';
 import { heldTasks, insertTask, takeTask, writeTask } from './task-rows.ts';
+import { commitUnsentEnds } from './unsent-ends.ts';
 
 /** Options of {@link startQueueWorker}. */
 export type QueueWorkerOptions = {
@@ -63,6 +64,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   // A restarted worker still holds its idle sessions (from its history): their next turns are mirrored as before.
   for (const { id, epoch, lines, events } of await heldTasks(db.pool, name, 'idle'))
     mirror.hold(id, epoch, { sentLines: lines, events });
+  const recordOf = (id: string) => worker.record(id).catch(() => undefined);
+  for (const id of await commitUnsentEnds(db.pool, name, mirror, recordOf))
+    lifecycle.warn(`task ${id}: its end, saved here before a crash, is now written to the fleet database`);
   const beat = setInterval(() => {
     const current = worker.active()?.record.task_id ?? null;
     const state = worker.phase === 'stopping' ? 'stopping' : current ? 'working' : 'idle';
