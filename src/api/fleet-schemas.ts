@@ -128,6 +128,11 @@ export const fleetTaskCreatedSchema = z
   })
   .strict();
 
+/** `POST /agent/fleet/tasks` → 202: the task is in the fleet's queue; the first idle worker that matches takes it. */
+export const fleetTaskQueuedSchema = z
+  .object({ task_id: workerTaskIdSchema, session_id: sessionIdSchema, state: z.literal('queued') })
+  .strict();
+
 /** `GET /agent/fleet/workers/{name}/tasks/{id}`: the task, its prompt and lifecycle lines (not the raw output). */
 export const fleetTaskSchema = workerTaskSchema
   .extend({ prompt: historyRecordSchema.shape.prompt, log: historyRecordSchema.shape.log })
@@ -174,6 +179,8 @@ export type FleetRegistryView = z.infer<typeof fleetRegistrySchema>;
 export type ComponentDetail = z.infer<typeof componentDetailSchema>;
 /** A task for a worker. */
 export type FleetTaskRequest = z.infer<typeof fleetTaskRequestSchema>;
+/** A task in the fleet's queue. */
+export type FleetTaskQueued = z.infer<typeof fleetTaskQueuedSchema>;
 /** A task a worker took. */
 export type FleetTaskCreated = z.infer<typeof fleetTaskCreatedSchema>;
 /** A task on a worker, with its prompt and log. */

@@ -17,6 +17,7 @@ import type {
   FleetTaskAction,
   FleetTaskCreated,
   FleetTaskRequest,
+  FleetTaskQueued,
   FleetTaskSummary,
   FleetView,
 } from '../api/fleet-schemas.ts';
@@ -124,6 +125,20 @@ export type FleetClient = {
   history(worker: string, options?: CallOptions & { page?: number; limit?: number }): Promise<HistoryPage>;
   /** `GET /agent/fleet/workers/{name}/history/{id}`: a task in full, with the executor's raw stdout and stderr. */
   historyRecord(worker: string, id: string, options?: CallOptions): Promise<HistoryRecord>;
+  /**
+   * `POST /agent/fleet/tasks`: queues a task in the fleet's database (AGENCY_DATABASE_URL) for the first idle worker
+   * whose executor matches, on any host; follow it with {@link FleetClient.taskEvents}.
+   */
+  enqueue(request: FleetTaskRequest, options?: CallOptions): Promise<FleetTaskQueued>;
+  /**
+   * `POST /agent/fleet/tasks/{id}/cancel|continue|end`: a queued fleet task, through the server to the worker holding
+   * it (a task still queued is withdrawn); `continue` needs `prompt`.
+   */
+  taskAction(
+    id: string,
+    verb: 'cancel' | 'continue' | 'end',
+    options?: CallOptions & { prompt?: string },
+  ): Promise<FleetTaskAction>;
   /** `GET /agent/fleet/tasks`: the newest tasks of the fleet's database, on any worker (AGENCY_DATABASE_URL). */
   tasks(options?: CallOptions & { limit?: number }): Promise<{ items: FleetTaskSummary[] }>;
   /**

@@ -21,6 +21,7 @@ import {
   fleetTaskActionSchema,
   fleetTaskCreatedSchema,
   fleetTaskListSchema,
+  fleetTaskQueuedSchema,
   fleetTaskSchema,
 } from '../api/fleet-schemas.ts';
 import { AgencyError } from '../core/errors.ts';
@@ -129,6 +130,18 @@ function fleetClient(transport: ReturnType<typeof createTransport>): FleetClient
         `${worker(name)}/history/${checkId(workerTaskIdSchema, id, 'worker task id')}`,
         historyRecordSchema,
         call,
+      ),
+    enqueue: (request, call = {}) =>
+      json('POST', '/agent/fleet/tasks', fleetTaskQueuedSchema, { body: request, signal: call.signal }),
+    taskAction: (id, verb, { prompt, signal } = {}) =>
+      json(
+        'POST',
+        `/agent/fleet/tasks/${checkId(workerTaskIdSchema, id, 'worker task id')}/${verb}`,
+        fleetTaskActionSchema,
+        {
+          ...(verb === 'continue' ? { body: { prompt } } : {}),
+          signal,
+        },
       ),
     tasks: ({ limit, signal } = {}) =>
       json('GET', '/agent/fleet/tasks', fleetTaskListSchema, { query: { limit }, signal }),

@@ -1,7 +1,12 @@
 import type { ApiContext } from './api-route-parts.ts';
 import { decisionRoute, inboxRoute } from './approval-routes.ts';
 import { fleetEventsRoute } from './fleet/fleet-events-route.ts';
-import { fleetTaskEventsRoute, fleetTasksRoute } from './fleet/fleet-task-routes.ts';
+import {
+  fleetQueueActionRoutes,
+  fleetQueueSubmitRoute,
+  fleetTaskEventsRoute,
+  fleetTasksRoute,
+} from './fleet/fleet-task-routes.ts';
 import {
   componentRoute,
   fleetRoute,
@@ -49,8 +54,9 @@ export function apiRoutes(api: ApiContext): Route[] {
     submitRoute,
     workerTaskRoute,
     fleetTasksRoute,
+    fleetQueueSubmitRoute,
     fleetTaskEventsRoute,
   ]
     .map((route) => route(api))
-    .concat(taskActionRoutes(api), historyRoute(api), historyRecordRoute(api));
+    .concat(taskActionRoutes(api), fleetQueueActionRoutes(api), historyRoute(api), historyRecordRoute(api));
 }

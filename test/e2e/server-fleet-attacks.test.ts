@@ -196,13 +196,26 @@ describe('bodies', () => {
 describe("the fleet database's tasks without one", () => {
   const get = (path: string) => answer(raw(path, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } }));
 
-  it('answers 404 naming AGENCY_DATABASE_URL, and 400 for a task id that is not one', async () => {
+  it('answers 404 naming AGENCY_DATABASE_URL (to a read and to a task to queue), and 400 for a task id that is not one', async () => {
     for (const path of ['/agent/fleet/tasks', `/agent/fleet/tasks/${TASK}/events`]) {
       const { status, body } = await get(path);
       expect([path, status, body.error]).toEqual([path, 404, 'not_found']);
       expect((body as unknown as { message: string }).message).toContain('AGENCY_DATABASE_URL');
     }
     expect((await get('/agent/fleet/tasks/task-..%2F..%2Fetc/events')).status).toBe(400);
+    const posts: [string, string][] = [
+      ['/agent/fleet/tasks', JSON.stringify({ prompt: 'hello' })],
+      [`/agent/fleet/tasks/${TASK}/cancel`, ''],
+      [`/agent/fleet/tasks/${TASK}/continue`, JSON.stringify({ prompt: 'next' })],
+      [`/agent/fleet/tasks/${TASK}/end`, ''],
+    ];
+    const oversized = await answer(post('/agent/fleet/tasks', JSON.stringify({ prompt: 'x'.repeat(1_100_000) })));
+    expect(oversized.status).toBe(413);
+    for (const [path, body] of posts) {
+      const { status, body: refused } = await answer(post(path, body));
+      expect([path, status, refused.error]).toEqual([path, 404, 'not_found']);
+      expect((refused as unknown as { message: string }).message).toContain('AGENCY_DATABASE_URL');
+    }
   });
 });
 

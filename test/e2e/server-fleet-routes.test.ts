@@ -58,7 +58,7 @@ describe('the fleet routes, against real workers', () => {
     expect(detail).toMatchObject({ name: 'a', config: { executor_version: 'scripted 1.0' } });
     expect((detail.log as Array<{ message: string }>).some((line) => line.message.startsWith('ready'))).toBe(true);
     const openapi = await body<{ paths: Record<string, unknown> }>(server.api('/openapi.json'));
-    expect(Object.keys(openapi.paths).filter((path) => path.startsWith('/agent/fleet'))).toHaveLength(12);
+    expect(Object.keys(openapi.paths).filter((path) => path.startsWith('/agent/fleet'))).toHaveLength(15);
   });
 
   it('runs a session through the server: submit, follow, continue, end; then its history', async () => {

@@ -160,7 +160,8 @@ export const historyRecordRoute = ({ fleet }: ApiContext): Route => ({
 });
 
 // The fields of a worker's answer the API passes on; the rest of what a worker may add stays behind.
-function pickAction(answer: Record<string, unknown>): Record<string, unknown> {
+/** What a worker's answer to cancel, continue or end shows a client: the task's state, and a message or output. */
+export function pickAction(answer: Record<string, unknown>): Record<string, unknown> {
   const picked: Record<string, unknown> = { task_id: answer.task_id, state: answer.state };
   if (typeof answer.message === 'string') picked.message = answer.message;
   if (typeof answer.output === 'string' || answer.output === null) picked.output = answer.output;

@@ -1,11 +1,19 @@
 import { z } from 'zod';
-import { fleetTaskListSchema } from '../../api/fleet-schemas.ts';
+import {
+  fleetTaskActionSchema,
+  fleetTaskListSchema,
+  fleetTaskQueuedSchema,
+  type FleetTaskRequest,
+  fleetTaskRequestSchema,
+} from '../../api/fleet-schemas.ts';
 import { AgencyError } from '../../core/errors.ts';
-import { workerTaskIdSchema } from '../../fleet/api/worker-schemas.ts';
+import { continueRequestSchema, workerTaskIdSchema } from '../../fleet/api/worker-schemas.ts';
 import { type ApiContext, errors } from '../api-route-parts.ts';
 import { eventStream, resumeAfter } from '../event-stream.ts';
 import type { Route } from '../../http/route.ts';
 import type { Fleet } from './fleet.ts';
+import type { FleetQueue } from './fleet-queue.ts';
+import { pickAction } from './fleet-routes.ts';
 import type { FleetTaskFeed } from './fleet-task-feed.ts';
 
 const taskParams = z.object({ id: workerTaskIdSchema }).strict();
@@ -64,9 +72,63 @@ export const fleetTaskEventsRoute = ({ fleet, heartbeatMs }: ApiContext): Route 
   },
 });
 
+/** `POST /agent/fleet/tasks`: a task for the fleet's queue; the first idle worker whose executor matches takes it. */
+export const fleetQueueSubmitRoute = ({ fleet }: ApiContext): Route => ({
+  method: 'post',
+  path: '/agent/fleet/tasks',
+  summary:
+    "Queues a task in the fleet's database (AGENCY_DATABASE_URL) for the first idle worker whose executor matches, " +
+    'on any host; follow it with GET /agent/fleet/tasks/{id}/events',
+  tag: 'fleet',
+  body: { schema: fleetTaskRequestSchema, contentType: 'application/json' },
+  responses: {
+    202: { description: 'the task is queued', schema: fleetTaskQueuedSchema },
+    ...errors(400, 401, 404, 413, 503),
+  },
+  handler: async (c, { body }) => {
+    const task = await queueOf(fleet).submit(body as FleetTaskRequest);
+    return c.json({ task_id: task.task_id, session_id: task.session_id, state: 'queued' as const }, 202);
+  },
+});
+
+/** `POST /agent/fleet/tasks/{id}/cancel|continue|end`: through the fleet's queue, to the worker holding the task. */
+export const fleetQueueActionRoutes = ({ fleet }: ApiContext): Route[] =>
+  (
+    [
+      ['cancel', 'Cancels a fleet task: withdrawn from the queue, or cancelled on the worker holding it'],
+      ['continue', "Sends an idle fleet session's next prompt to the worker holding it"],
+      ['end', 'Ends an idle fleet session on the worker holding it'],
+    ] as const
+  ).map(([verb, summary]) => ({
+    method: 'post',
+    path: `/agent/fleet/tasks/{id}/${verb}`,
+    summary,
+    tag: 'fleet',
+    params: taskParams,
+    ...(verb === 'continue' ? { body: { schema: continueRequestSchema, contentType: 'application/json' } } : {}),
+    responses: {
+      200: { description: "the task's state after the call", schema: fleetTaskActionSchema },
+      ...errors(400, 401, 404, 409, 502, 503, 504),
+    },
+    handler: async (c, { params, body }) => {
+      const prompt = verb === 'continue' ? (body as { prompt: string }).prompt : undefined;
+      const answer = await queueOf(fleet).act(params.id!, verb, prompt);
+      return c.json(fleetTaskActionSchema.parse(pickAction(answer as Record<string, unknown>)));
+    },
+  }));
+
+function queueOf(fleet: Fleet): FleetQueue {
+  if (fleet.queue) return fleet.queue;
+  throw noDatabase();
+}
+
 function feedOf(fleet: Fleet): FleetTaskFeed {
   if (fleet.tasks) return fleet.tasks;
-  throw new AgencyError(
+  throw noDatabase();
+}
+
+function noDatabase(): AgencyError {
+  return new AgencyError(
     'task_not_found',
     "The fleet's tasks are in its PostgreSQL database, and this server runs without one: start agency serve with " +
       'AGENCY_DATABASE_URL set, as its workers are',

@@ -5,6 +5,7 @@ import { createDiscovery, type DiscoveryOptions } from '../../fleet/discovery/di
 import { DEFAULT_PORTS, type PortRange } from '../../fleet/discovery/port-scan.ts';
 import { createWorkerClient, type FetchFunction, type WorkerClient } from '../../fleet/worker-client.ts';
 import { fetchWithTokens, type WorkerTokens } from './worker-tokens.ts';
+import type { FleetQueue } from './fleet-queue.ts';
 import type { FleetTaskFeed } from './fleet-task-feed.ts';
 
 /** Options for {@link createFleet}. */
@@ -57,6 +58,8 @@ export type Fleet = {
   subscribe(listener: () => void): () => void;
   /** The tasks of the fleet's database and their live events; only with AGENCY_DATABASE_URL. */
   tasks?: FleetTaskFeed | undefined;
+  /** The fleet's queue, through which the server hands out tasks to any worker; only with AGENCY_DATABASE_URL. */
+  queue?: FleetQueue | undefined;
   start(): void;
   close(): void;
 };

@@ -6,12 +6,17 @@ import type { FleetRegistryView } from '../../api/fleet-schemas.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { checkDatabaseUrl, databaseWhere, type FleetSettings, fleetSettingsFrom } from '../../fleet/queue/settings.ts';
 import { createFleet, type Fleet, type FleetOptions } from './fleet.ts';
+import { createWorkerClient, type WorkerClient } from '../../fleet/worker-client.ts';
+import { createFleetQueue } from './fleet-queue.ts';
 import { createFleetTaskFeed } from './fleet-task-feed.ts';
+import { fetchWithTokens } from './worker-tokens.ts';
 
 /** Options of {@link createRegistryFleet}. */
 export type RegistryFleetOptions = {
   /** Between two reads of the registry, in ms. @default 2000 */
   pollMs?: number;
+  /** A client for the URL of a worker holding a fleet task. @default one without a token */
+  clientFor?: (url: string) => WorkerClient;
 };
 
 /**
@@ -22,7 +27,12 @@ export type RegistryFleetOptions = {
 export function createServerFleet(options: FleetOptions, env: NodeJS.ProcessEnv = process.env): Fleet {
   const settings = fleetSettingsFrom(env);
   const fleet = createFleet(options);
-  return settings ? createRegistryFleet(fleet, settings) : fleet;
+  if (!settings) return fleet;
+  // A worker holding a fleet task is called at its registry URL, with the token kept for that URL (never another's).
+  const send = options.tokens ? fetchWithTokens(options.tokens, options.fetch) : options.fetch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const clientFor = (url: string) => createWorkerClient(url, { timeoutMs, ...(send ? { fetch: send } : {}) });
+  return createRegistryFleet(fleet, settings, { clientFor });
 }
 
 /**
@@ -31,8 +41,8 @@ export function createServerFleet(options: FleetOptions, env: NodeJS.ProcessEnv 
  */
 export function createRegistryFleet(
   discovery: Fleet,
-  settings: Pick<FleetSettings, 'databaseUrl'>,
-  { pollMs = 2000 }: RegistryFleetOptions = {},
+  settings: Pick<FleetSettings, 'databaseUrl'> & Partial<Pick<FleetSettings, 'executor' | 'rerunOnLoss'>>,
+  { pollMs = 2000, clientFor = (url) => createWorkerClient(url) }: RegistryFleetOptions = {},
 ): Fleet {
   const url = settings.databaseUrl;
   checkDatabaseUrl(url);
@@ -47,6 +57,12 @@ export function createRegistryFleet(
       unreachable: (error: unknown) => databaseUnreachable(url, error),
     })),
   );
+  const fleetQueue = createFleetQueue({
+    opened,
+    settings: { executor: settings.executor ?? 'builtin', rerunOnLoss: settings.rerunOnLoss ?? false },
+    clientFor,
+    databaseUrl: url,
+  });
   const listeners = new Set<() => void>();
   let registry: FleetRegistryView = { database: databaseWhere(url), workers: [], error: null, checked_at: null };
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -79,6 +95,7 @@ export function createRegistryFleet(
   return {
     ...discovery,
     tasks,
+    queue: fleetQueue,
     view: () => ({ ...discovery.view(), registry }),
     async read() {
       const fresh = await read();
@@ -102,8 +119,7 @@ export function createRegistryFleet(
       clearTimeout(timer);
       listeners.clear();
       discovery.close();
-      void tasks
-        .close()
+      void Promise.all([tasks.close(), fleetQueue.close()])
         .catch(() => undefined)
         .then(() => opened)
         .then((db) => db.close())
