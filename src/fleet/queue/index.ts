@@ -38,12 +38,15 @@ export {
 export { checkDatabaseUrl, databaseWhere, fleetSettingsFrom, type FleetSettings } from './settings.ts';
 export { type TaskJob, taskJobSchema } from './job.ts';
 export { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION, migrateFleet } from './migrations.ts';
-export {
-  createQueueDispatch,
-  holderUrl,
-  type QueueDispatch,
-  type QueueDispatchOptions,
-} from './queue-dispatch.ts';
+export { createQueueDispatch, holderUrl, type QueueDispatch, type QueueDispatchOptions } from './queue-dispatch.ts';
 export { startQueueWorker, type QueueWorker, type QueueWorkerOptions } from './queue-worker.ts';
 export { healthOf, listWorkers, readRegistry, type RegisteredWorker, type RegistryHealth } from './registry.ts';
-export { cancelQueuedTask, readTask, takeTask, type TaskRow, taskHistory, TASKS_CHANNEL, writeTask } from './task-rows.ts';
+export {
+  cancelQueuedTask,
+  readTask,
+  takeTask,
+  type TaskRow,
+  taskHistory,
+  TASKS_CHANNEL,
+  writeTask,
+} from './task-rows.ts';
