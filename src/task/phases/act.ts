@@ -27,9 +27,33 @@ export type ActOptions = {
   promptRefs?: readonly string[];
 };
 
-/** The instruction for Act: the `runner.act` prompt with the plan, after any feedback. */
+/** The instruction for Act: the `runner.act` prompt with the plan ({@link planForAct}), after any feedback. */
 export function actAsk(context: PhaseContext, plan: Plan, feedback = ''): RenderedPrompt {
-  return context.prompts.render('runner.act', { feedback, plan: JSON.stringify(plan, null, 2) });
+  return context.prompts.render('runner.act', { feedback, plan: planForAct(plan) });
+}
+
+/**
+ * The approved plan as Act's ask shows it: its goal, steps, allowed tools and criteria as short lines, each check as
+ * the JSON Verify will run. Everything a model acts on is there; the contract version and JSON punctuation are not.
+ */
+export function planForAct(plan: Plan): string {
+  const steps = plan.steps.map(
+    (step) =>
+      `- ${step.id}: ${step.title}${step.tools?.length ? ` (${step.tools.join(', ')})` : ''}` +
+      (step.description ? `\n  ${step.description}` : ''),
+  );
+  const criteria = plan.acceptance.map(
+    (criterion) =>
+      `- ${criterion.id}: ${criterion.criterion}${criterion.check ? ` [check ${JSON.stringify(criterion.check)}]` : ''}`,
+  );
+  return [
+    `Goal: ${plan.goal}`,
+    'Steps:',
+    ...steps,
+    `allowed_tools: ${plan.allowed_tools.join(', ') || 'none'}`,
+    'Acceptance criteria:',
+    ...criteria,
+  ].join('\n');
 }
 
 /**
