@@ -6,7 +6,9 @@ import { type PromptSet, promptSetOf } from './prompt-set.ts';
 // (builtin-prompts.test.ts pins each one's digest): a change is a new version added after it, so a journal or a
 // cassette that names `runner.plan@1` always means the same text, and an operator can pin an older version.
 // Version 2 of the runner's persona and phase asks says the same in fewer words: every call of a run carries them,
-// so their length is most of what agency adds to a transcript (docs/eval.md, "Framework overhead").
+// so their length is most of what agency adds to a transcript (docs/eval.md, "Framework overhead"). Act's ask no
+// longer names request_replan: the tool's own description, sent with every Act call, says when to call it, and the
+// refusal of a tool outside the plan names it again.
 
 const SHIPPED = '2026-11-25T00:00:00.000Z';
 
@@ -106,16 +108,16 @@ export const BUILTIN_PROMPTS: readonly PromptTemplate[] = Object.freeze([
   builtin(
     'runner.persona',
     'The system prompt of every model call of a governed run.',
-    'You are a governed agent. Inputs are in task/ (read-only); write in progress/, deliverables in ' +
-      'progress/artifacts/. Use tools for facts; never invent file contents or results. Be concise.',
+    'Inputs are in task/ (read-only); write in progress/, deliverables in progress/artifacts/. Use tools for ' +
+      'facts; never invent file contents or results. Be concise.',
     [],
     2,
   ),
   builtin(
     'runner.gather',
     'The ask of Gather: explore the inputs with read-only tools and report findings.',
-    'Phase: GATHER. Read the inputs (and any links the task lists) with read-only tools; change nothing. Answer ' +
-      'in Markdown with the facts the goal needs, each with its source. Do not plan yet.',
+    'Phase: GATHER. Read the inputs and any links the task lists; change nothing. Answer in Markdown with the ' +
+      'facts the goal needs, each with its source. Do not plan yet.',
     [],
     2,
   ),
@@ -137,8 +139,8 @@ export const BUILTIN_PROMPTS: readonly PromptTemplate[] = Object.freeze([
     [
       '{{#feedback}}{{feedback}}',
       '',
-      '{{/feedback}}Phase: ACT. Carry out the approved plan below. Only its allowed_tools will run; for another, call',
-      'request_replan. Then answer with a short summary of what you produced, with paths.',
+      '{{/feedback}}Phase: ACT. Carry out the approved plan below; only its allowed_tools will run. Then summarise',
+      'what you produced, with paths.',
       '',
       '{{plan}}',
     ].join('\n'),
@@ -149,8 +151,8 @@ export const BUILTIN_PROMPTS: readonly PromptTemplate[] = Object.freeze([
     'runner.verify',
     'The ask of Verify; `criteria` one "- id: criterion" a line, `deliverables` a comma-separated list, `refused` one "- file" a line (or empty).',
     [
-      'Phase: VERIFY. Judge each criterion, reading the deliverables with read-only tools. Answer as JSON in the',
-      "response format: each criterion's id, whether it passed, and the evidence. Criteria:",
+      'Phase: VERIFY. Read the deliverables and judge each criterion. Answer as JSON in the response format: each',
+      "criterion's id, whether it passed, and the evidence. Criteria:",
       '{{criteria}}',
       'Deliverables: {{deliverables}}{{#refused}}',
       'Not delivered:',
