@@ -35,25 +35,31 @@ export function actAsk(context: PhaseContext, plan: Plan, feedback = ''): Render
 /**
  * The approved plan as Act's ask shows it: its goal, steps, allowed tools and criteria as short lines, each check as
  * the JSON Verify will run. Everything a model acts on is there; the contract version and JSON punctuation are not.
+ * A field's line breaks are folded (a description's are indented), so no field can pass for another line of the plan.
  */
 export function planForAct(plan: Plan): string {
   const steps = plan.steps.map(
     (step) =>
-      `- ${step.id}: ${step.title}${step.tools?.length ? ` (${step.tools.join(', ')})` : ''}` +
-      (step.description ? `\n  ${step.description}` : ''),
+      `- ${step.id}: ${oneLine(step.title)}${step.tools?.length ? ` (${step.tools.join(', ')})` : ''}` +
+      (step.description ? `\n  ${step.description.trim().replace(/\s*\n\s*/g, '\n  ')}` : ''),
   );
   const criteria = plan.acceptance.map(
     (criterion) =>
-      `- ${criterion.id}: ${criterion.criterion}${criterion.check ? ` [check ${JSON.stringify(criterion.check)}]` : ''}`,
+      `- ${criterion.id}: ${oneLine(criterion.criterion)}` +
+      (criterion.check ? ` [check ${JSON.stringify(criterion.check)}]` : ''),
   );
   return [
-    `Goal: ${plan.goal}`,
+    `Goal: ${oneLine(plan.goal)}`,
     'Steps:',
     ...steps,
     `allowed_tools: ${plan.allowed_tools.join(', ') || 'none'}`,
     'Acceptance criteria:',
     ...criteria,
   ].join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /**
