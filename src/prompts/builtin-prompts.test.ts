@@ -16,7 +16,7 @@ const SHIPPED: Record<string, string> = {
   'runner.replanned@1': '26deaf02d2847d9f728512682c65133d5de24f1895db176e8d7e04511ae65e37',
   'runner.persona@2': '95b7067d4289b5e73e5311c41248e6a0dab08f44a01527eae33f2a609948c842',
   'runner.gather@2': '3cf9eb938277187eeb518b5fd4c852307a3a43b154067dfc3101a158fb91da0d',
-  'runner.plan@2': 'e01adb4d87603c9244176ea20bd11222d063560e3748657898b6367f45d313fd',
+  'runner.plan@2': 'dd6a41459e493508dabe742a459811222ff8084fea57cc91d7c84be0c12dfdc9',
   'runner.act@2': 'e0371ac649820e288cddddf0a4e970864b7fbda6f19abacb9b3b1e12311cedd8',
   'runner.verify@2': 'ec0e510ec9143abf9ce3dd9bd4a565bb06e905321b2fc64289aaed1cc40b8786',
   'runner.propose@1': 'ae827dae9d83eba9928ac1c5cdd52b27829ddd50bebe37d882d288eef55febed',
@@ -57,7 +57,12 @@ describe('the built-in prompts', () => {
     const duties: Record<string, RegExp[]> = {
       'runner.persona': [/task\/ \(read-only\)/, /progress\/artifacts\//, /never invent file contents or results/],
       'runner.gather': [/Phase: GATHER/, /links the task lists/, /change nothing/, /source/],
-      'runner.plan': [/Phase: PLAN/, /JSON in the response format/, /allowed_tools will run/, /check that Verify runs/],
+      'runner.plan': [
+        /Phase: PLAN/,
+        /JSON in the response format/,
+        /only these will run/,
+        /check that\nVerify runs: file_exists, contains, json_validate or test_runner/,
+      ],
       'runner.act': [/Phase: ACT/, /only its allowed_tools will run/, /summarise/],
       'runner.verify': [
         /Phase: VERIFY/,

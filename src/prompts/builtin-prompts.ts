@@ -125,9 +125,9 @@ export const BUILTIN_PROMPTS: readonly PromptTemplate[] = Object.freeze([
     'runner.plan',
     'The ask of Plan; `tools` lists the tools a plan may allow, one "- name (effects): description" a line.',
     [
-      "Phase: PLAN. Answer with the plan as JSON in the response format. Name each step's tools; only the plan's",
-      'allowed_tools will run when acting. An acceptance criterion may carry a check that Verify runs (paths',
-      'relative to progress/). Tools:',
+      'Phase: PLAN. Answer with the plan as JSON in the response format: goal, steps (each naming its tools),',
+      'allowed_tools (only these will run when acting) and acceptance criteria, each of which may carry a check that',
+      'Verify runs: file_exists, contains, json_validate or test_runner (paths relative to progress/). Tools:',
       '{{tools}}',
     ].join('\n'),
     ['tools'],
