@@ -18,6 +18,23 @@ function call(prompt: MeteredCall['prompt'], inputTokens?: number): MeteredCall 
 }
 
 describe('measureOverhead', () => {
+  it('gives whole tokens that add up to the transcript, however the characters split', () => {
+    // Three origins of 2 characters each share 7 input tokens: rounding each third on its own would give 6.
+    const thirds: MeteredCall = {
+      prompt: [
+        { role: 'system', content: 'ab' },
+        { role: 'assistant', content: [] },
+      ],
+      tools: undefined,
+      answer: '',
+      inputTokens: 7,
+      outputTokens: 0,
+    };
+    const overhead = measureOverhead([thirds], { brief: '', inputs: [] });
+    expect(overhead.transcriptTokens).toBe(7);
+    expect(Object.values(overhead.parts).sort()).toEqual([0, 2, 2, 3]);
+  });
+
   it("attributes the system prompt and the phase ask to agency, the brief, inputs and answers to the task's side", () => {
     const system = 'You are a careful agent.';
     const ask = 'Phase: GATHER. Read the inputs.';

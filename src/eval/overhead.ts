@@ -51,8 +51,22 @@ export function measureOverhead(calls: readonly MeteredCall[], sources: Overhead
     parts.content += call.outputTokens ?? tokensForChars(call.answer.length);
     if (call.answer) answers.push(call.answer);
   }
-  const rounded = Object.fromEntries(NAMES.map((name) => [name, Math.round(parts[name])])) as TranscriptParts;
-  return sumOverheads([{ parts: rounded, transcriptTokens: 0, share: 0 }]);
+  return sumOverheads([{ parts: roundedParts(parts), transcriptTokens: 0, share: 0 }]);
+}
+
+// Whole tokens that add up to the transcript: each part rounded down, and the tokens left over given to the parts
+// with the largest remainders (rounding each part on its own could leave the sum a token off the call's counts).
+function roundedParts(parts: TranscriptParts): TranscriptParts {
+  const total = Math.round(NAMES.reduce((sum, name) => sum + parts[name], 0));
+  const rounded = Object.fromEntries(NAMES.map((name) => [name, Math.floor(parts[name])])) as TranscriptParts;
+  let left = total - NAMES.reduce((sum, name) => sum + rounded[name], 0);
+  const byRemainder = [...NAMES].sort((a, b) => parts[b] - Math.floor(parts[b]) - (parts[a] - Math.floor(parts[a])));
+  for (const name of byRemainder) {
+    if (left <= 0) break;
+    rounded[name] += 1;
+    left -= 1;
+  }
+  return rounded;
 }
 
 function needlesFor(call: MeteredCall, sources: OverheadSources, answers: string[]): Map<string, Label> {

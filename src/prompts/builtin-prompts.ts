@@ -5,13 +5,23 @@ import { type PromptSet, promptSetOf } from './prompt-set.ts';
 // agency's own prompts: the governed runner's (runner.*) and LLMAgent's (agent.*). A shipped version is never edited
 // (builtin-prompts.test.ts pins each one's digest): a change is a new version added after it, so a journal or a
 // cassette that names `runner.plan@1` always means the same text, and an operator can pin an older version.
+// Version 2 of the runner's persona and phase asks says the same in fewer words: every call of a run carries them,
+// so their length is most of what agency adds to a transcript (docs/eval.md, "Framework overhead"). Act's ask no
+// longer names request_replan: the tool's own description, sent with every Act call, says when to call it, and the
+// refusal of a tool outside the plan names it again.
 
 const SHIPPED = '2026-11-25T00:00:00.000Z';
 
-function builtin(id: string, description: string, text: string, requiredVars: string[] = []): PromptTemplate {
+function builtin(
+  id: string,
+  description: string,
+  text: string,
+  requiredVars: string[] = [],
+  version = 1,
+): PromptTemplate {
   return {
     id,
-    version: 1,
+    version,
     text,
     requiredVars,
     engine: 'mustache',
@@ -94,6 +104,62 @@ export const BUILTIN_PROMPTS: readonly PromptTemplate[] = Object.freeze([
     'The note Act continues with after a re-plan; `version` is the new plan version, `tools` its allowed tools.',
     'The plan is now v{{version}}; allowed tools: {{tools}}. Continue the work.',
     ['version', 'tools'],
+  ),
+  builtin(
+    'runner.persona',
+    'The system prompt of every model call of a governed run.',
+    'Inputs are in task/ (read-only); write in progress/, deliverables in progress/artifacts/. Use tools for ' +
+      'facts; never invent file contents or results. Be concise.',
+    [],
+    2,
+  ),
+  builtin(
+    'runner.gather',
+    'The ask of Gather: explore the inputs with read-only tools and report findings.',
+    'Phase: GATHER. Read the inputs and any links the task lists; change nothing. Answer in Markdown with the ' +
+      'facts the goal needs, each with its source. Do not plan yet.',
+    [],
+    2,
+  ),
+  builtin(
+    'runner.plan',
+    'The ask of Plan; `tools` lists the tools a plan may allow, one "- name (effects): description" a line.',
+    [
+      'Phase: PLAN. Answer with the plan as JSON in the response format: goal, steps (each naming its tools),',
+      'allowed_tools (only these will run when acting) and acceptance criteria, each of which may carry a check that',
+      'Verify runs: file_exists, contains, json_validate or test_runner (paths relative to progress/). Tools:',
+      '{{tools}}',
+    ].join('\n'),
+    ['tools'],
+    2,
+  ),
+  builtin(
+    'runner.act',
+    'The ask of Act; `plan` is the approved plan as lines (goal, steps, allowed_tools, criteria), `feedback` what to fix first (empty on the first attempt).',
+    [
+      '{{#feedback}}{{feedback}}',
+      '',
+      '{{/feedback}}Phase: ACT. Carry out the approved plan below; only its allowed_tools will run. Then summarise',
+      'what you produced, with paths.',
+      '',
+      '{{plan}}',
+    ].join('\n'),
+    ['feedback', 'plan'],
+    2,
+  ),
+  builtin(
+    'runner.verify',
+    'The ask of Verify; `criteria` one "- id: criterion" a line, `deliverables` a comma-separated list, `refused` one "- file" a line (or empty).',
+    [
+      'Phase: VERIFY. Read the deliverables and judge each criterion. Answer as JSON in the response format: each',
+      "criterion's id, whether it passed, and the evidence. Criteria:",
+      '{{criteria}}',
+      'Deliverables: {{deliverables}}{{#refused}}',
+      'Not delivered:',
+      '{{refused}}{{/refused}}',
+    ].join('\n'),
+    ['criteria', 'deliverables', 'refused'],
+    2,
   ),
   builtin(
     'runner.propose',

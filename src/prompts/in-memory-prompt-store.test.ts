@@ -8,9 +8,9 @@ describe('the in-memory prompt store', () => {
 
   it('starts with the versions it is given, and puts after the highest', async () => {
     const store = createInMemoryPromptStore({ templates: BUILTIN_PROMPTS });
-    expect((await store.get('runner.plan'))?.version).toBe(1);
+    expect((await store.get('runner.plan'))?.version).toBe(2);
     const put = await store.put({ id: 'runner.plan', text: 'Plan with {{tools}}', createdBy: 'ops' });
-    expect(put.version).toBe(2);
+    expect(put.version).toBe(3);
     expect(await store.audit()).toHaveLength(1);
   });
 

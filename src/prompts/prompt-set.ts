@@ -40,7 +40,7 @@ export type ResolvePromptSetOptions = {
 /**
  * Resolves the ids to one version each: the pinned one, or the latest.
  * @throws AgencyError `prompt_not_found` naming the id and the versions there are; `prompt_invalid` for a version
- * that uses a variable the caller does not give.
+ * that uses a variable the caller does not give, or (from a layered store) a version number held twice.
  */
 export async function resolvePromptSet(
   store: PromptStore,
@@ -50,6 +50,9 @@ export async function resolvePromptSet(
   for (const id of new Set([...ids, ...Object.keys(pins)])) {
     checkPromptId(id, `${pinnedBy}: prompt id`);
     const version = pins[id] === undefined ? undefined : checkPromptVersion(pins[id], `${pinnedBy}: ${id}`);
+    // Every version is read, not only the one used: a layered store refuses a number held twice with different
+    // texts, even one this run would not use (a store numbered from 1 over the built-in prompts).
+    await store.list({ id });
     const template = await store.get(id, version);
     if (!template) {
       const missing = notFound(id, version, await store.list({ id }));

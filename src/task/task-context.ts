@@ -46,17 +46,19 @@ export function createPhasePrompts(source: TaskContextSource): (phase: string) =
 
 async function renderTaskContext(source: TaskContextSource, phase: string): Promise<string> {
   const { paths, brief } = source;
-  const files = await listInputs(paths.task);
+  // The brief is quoted whole just above, and `agency.json` is the run's settings, not an input of the task: listing
+  // them would only send the model to read them again.
+  const files = (await listInputs(paths.task)).filter((file) => !NOT_INPUTS.has(file));
   const sections = [`# Task brief (task/brief.md)\n\n${brief.trim()}`];
-  sections.push(
-    `# Input files under task/ (read them with the read-only tools)\n\n${files.map((file) => `- task/${file}`).join('\n')}`,
-  );
+  if (files.length > 0) sections.push(`Input files: ${files.map((file) => `task/${file}`).join(', ')}`);
   if (phase !== 'gather') {
     const findings = (await source.files.readText(paths.findings).catch(() => undefined)) ?? '';
     if (findings.trim()) sections.push(`# Findings (progress/findings.md)\n\n${findings.trim()}`);
   }
   return sections.join('\n\n');
 }
+
+const NOT_INPUTS = new Set(['brief.md', 'agency.json']);
 
 async function listInputs(dir: string): Promise<string[]> {
   const found: string[] = [];

@@ -13,10 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => local.server.close());
 
-const PLAN_V2 = [
+const PLAN_V3 = [
   '---',
   'id: runner.plan',
-  'version: 2',
+  'version: 3',
   'engine: mustache',
   'requiredVars: [tools]',
   'metadata: { note: shorter }',
@@ -31,7 +31,7 @@ const PLAN_V2 = [
 async function promptsFolder(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'agency-cli-prompts-'));
   await mkdir(join(dir, 'runner.plan'));
-  await writeFile(join(dir, 'runner.plan', '2.md'), PLAN_V2);
+  await writeFile(join(dir, 'runner.plan', '3.md'), PLAN_V3);
   return dir;
 }
 
@@ -46,26 +46,26 @@ describe('agency run --prompts and --prompt', () => {
     const model = `openai-compatible:${local.url}#local-model`;
     const recorded = await makeTaskFolder();
     expect((await cli(['run', recorded, '--model', model, '--approvals', 'auto', '--record', cassette])).code).toBe(0);
-    expect(await usedPrompts(recorded)).toContain('runner.plan@1');
+    expect(await usedPrompts(recorded)).toContain('runner.plan@2');
 
     const prompts = await promptsFolder();
     const live = await makeTaskFolder();
     expect((await cli(['run', live, '--model', model, '--approvals', 'auto', '--prompts', prompts])).code).toBe(0);
-    expect(await usedPrompts(live)).toContain('runner.plan@2');
-    expect(await usedPrompts(live)).not.toContain('runner.plan@1');
+    expect(await usedPrompts(live)).toContain('runner.plan@3');
+    expect(await usedPrompts(live)).not.toContain('runner.plan@2');
 
     const replayed = await makeTaskFolder();
     const args = ['run', replayed, '--model', `replay:${cassette}`, '--approvals', 'auto', '--prompts', prompts];
     const mismatch = await cli(args);
     expect(mismatch.code).not.toBe(0);
     expect(`${mismatch.stdout}${mismatch.stderr}`).toMatch(
-      /recorded with prompt runner\.plan@1, this run uses runner\.plan@2\. Pin the recorded version \(agency run … --prompt runner\.plan@1/,
+      /recorded with prompt runner\.plan@2, this run uses runner\.plan@3\. Pin the recorded version \(agency run … --prompt runner\.plan@2/,
     );
 
     const pinned = await makeTaskFolder();
-    const fixed = await cli(['run', pinned, ...args.slice(2), '--prompt', 'runner.plan@1']);
+    const fixed = await cli(['run', pinned, ...args.slice(2), '--prompt', 'runner.plan@2']);
     expect(fixed.code).toBe(0);
-    expect(await usedPrompts(pinned)).toContain('runner.plan@1');
+    expect(await usedPrompts(pinned)).toContain('runner.plan@2');
   }, 60_000);
 
   it('refuses a malformed pin, an unknown version and a folder with a planted link', async () => {
@@ -88,7 +88,7 @@ describe('agency run --prompts and --prompt', () => {
       'runner.plan@9',
     ]);
     expect(unknown.code).not.toBe(0);
-    expect(`${unknown.stdout}${unknown.stderr}`).toMatch(/Prompt "runner\.plan" has no version 9 \(it has 1\)/);
+    expect(`${unknown.stdout}${unknown.stderr}`).toMatch(/Prompt "runner\.plan" has no version 9 \(it has 1, 2\)/);
 
     const missing = await cli(['run', await makeTaskFolder(), '--model', model, '--prompts', '/nonexistent/prompts']);
     expect(missing.code).toBe(2);

@@ -24,7 +24,7 @@ async function promptsByCall(root: string): Promise<string[][]> {
     .map((frame) => (frame.data?.prompts as string[] | undefined) ?? []);
 }
 
-// An operator's store over the built-in prompts: its versions of runner.plan are numbered after agency's (1).
+// An operator's store over the built-in prompts: its versions of runner.plan are numbered after agency's (1 and 2).
 async function operatorStore(texts: string[]): Promise<PromptStore> {
   const store = createInMemoryPromptStore({ after: BUILTIN_PROMPTS });
   for (const text of texts) await store.put({ id: 'runner.plan', text, createdBy: 'ops' });
@@ -56,15 +56,15 @@ describe('the runner’s prompts, from the PromptStore', () => {
     for (const frame of await frames(root)) eventFrameSchema.parse(frame);
     const used = await promptsByCall(root);
     expect(used.length).toBeGreaterThan(3);
-    for (const refs of used) expect(refs[0]).toBe('runner.persona@1');
+    for (const refs of used) expect(refs[0]).toBe('runner.persona@2');
     expect(used.map((refs) => refs[1])).toEqual(
-      expect.arrayContaining(['runner.gather@1', 'runner.plan@1', 'runner.act@1', 'runner.verify@1']),
+      expect.arrayContaining(['runner.gather@2', 'runner.plan@2', 'runner.act@2', 'runner.verify@2']),
     );
   });
 
   it('uses an operator’s version, latest or pinned, and journals it', async () => {
     const prompts = await operatorStore([BRIEFLY, PLAINLY]);
-    expect((await prompts.audit({ id: 'runner.plan' }))[0]?.previous?.version).toBe(1);
+    expect((await prompts.audit({ id: 'runner.plan' }))[0]?.previous?.version).toBe(2);
     const latestRoot = await makeTaskFolder();
     const model = phaseModel();
     await createRunner({ model, tools: (paths) => fixtureTools(paths), approvals: 'auto', prompts }).doTask(
@@ -73,8 +73,8 @@ describe('the runner’s prompts, from the PromptStore', () => {
     );
     expect(asksOf(model).some((ask) => ask.includes('Phase: PLAN. Answer with the plan as JSON.\n'))).toBe(true);
     const latest = (await promptsByCall(latestRoot)).flat();
-    expect(latest).toContain('runner.plan@3');
-    expect(latest).not.toContain('runner.plan@1');
+    expect(latest).toContain('runner.plan@4');
+    expect(latest).not.toContain('runner.plan@2');
 
     const pinnedRoot = await makeTaskFolder();
     const pinnedModel = phaseModel();
@@ -83,12 +83,12 @@ describe('the runner’s prompts, from the PromptStore', () => {
       tools: (paths) => fixtureTools(paths),
       approvals: 'auto',
       prompts,
-      promptVersions: { 'runner.plan': 2 },
+      promptVersions: { 'runner.plan': 3 },
     }).doTask(pinnedRoot, {});
     expect(asksOf(pinnedModel).some((ask) => ask.includes('Phase: PLAN. Answer with the plan as JSON, briefly.'))).toBe(
       true,
     );
-    expect((await promptsByCall(pinnedRoot)).flat()).toContain('runner.plan@2');
+    expect((await promptsByCall(pinnedRoot)).flat()).toContain('runner.plan@3');
   });
 
   it('refuses a pinned version that does not exist, a variable agency does not give, a version held twice', async () => {
@@ -101,13 +101,13 @@ describe('the runner’s prompts, from the PromptStore', () => {
       }).doTask(await makeTaskFolder(), {});
     const missing = await run({ promptVersions: { 'runner.plan': 7 } });
     expect(missing.finishReason).toBe('error');
-    expect(missing.error?.message).toMatch(/Prompt "runner\.plan" has no version 7 \(it has 1\).*runner\.plan@7/);
+    expect(missing.error?.message).toMatch(/Prompt "runner\.plan" has no version 7 \(it has 1, 2\).*runner\.plan@7/);
 
     const store = createInMemoryPromptStore({ after: BUILTIN_PROMPTS });
     await store.put({ id: 'runner.gather', text: 'Phase: GATHER for {{customer}}', createdBy: 'ops' });
     const bad = await run({ prompts: store });
     expect(bad.finishReason).toBe('error');
-    expect(bad.error?.message).toMatch(/runner\.gather@2 uses "customer", which agency does not give/);
+    expect(bad.error?.message).toMatch(/runner\.gather@3 uses "customer", which agency does not give/);
 
     // A store that numbers its own versions from 1 would give "runner.plan@1" a second text.
     const clash = createInMemoryPromptStore();
@@ -133,7 +133,7 @@ describe('a cassette recorded with one prompt version, replayed with another', (
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines.filter((line) => line.type === 'call').every((line) => line.prompts?.[0] === 'runner.persona@1')).toBe(
+    expect(lines.filter((line) => line.type === 'call').every((line) => line.prompts?.[0] === 'runner.persona@2')).toBe(
       true,
     );
     // The names are beside the request, not in it: the request digest is what it was before prompts were named.
@@ -146,8 +146,8 @@ describe('a cassette recorded with one prompt version, replayed with another', (
     );
     expect(changed.finishReason).toBe('error');
     const message = changed.error?.message ?? '';
-    expect(message).toMatch(/was recorded with prompt runner\.plan@1, this run uses runner\.plan@2/);
-    expect(message).toMatch(/--prompt runner\.plan@1/);
+    expect(message).toMatch(/was recorded with prompt runner\.plan@2, this run uses runner\.plan@3/);
+    expect(message).toMatch(/--prompt runner\.plan@2/);
     expect(message).toMatch(/--record <cassette>/);
 
     // The fix it suggests: pin the recorded version.
@@ -156,7 +156,7 @@ describe('a cassette recorded with one prompt version, replayed with another', (
       tools,
       approvals: 'auto',
       prompts,
-      promptVersions: { 'runner.plan': 1 },
+      promptVersions: { 'runner.plan': 2 },
     }).doTask(await makeTaskFolder(), {});
     expect(pinned.finishReason).toBe('completed');
   });

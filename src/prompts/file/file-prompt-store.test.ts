@@ -74,8 +74,8 @@ describe('the file prompt store', () => {
   it('numbers an override of a built-in prompt after the built-in version', async () => {
     const store = createFilePromptStore({ dir: await folder(), after: BUILTIN_PROMPTS });
     const put = await store.put({ id: 'runner.plan', text: 'Plan.\n{{tools}}', createdBy: 'ops' });
-    expect(put.version).toBe(2);
-    expect((await store.audit())[0]?.previous?.version).toBe(1);
+    expect(put.version).toBe(3);
+    expect((await store.audit())[0]?.previous?.version).toBe(2);
   });
 
   it('refuses malformed files, naming the file and the line', async () => {

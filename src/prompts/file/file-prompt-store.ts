@@ -37,7 +37,7 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
  *
  * @example
  * const store = createFilePromptStore({ dir: './prompts', after: BUILTIN_PROMPTS });
- * await store.put({ id: 'runner.plan', text: 'Phase: PLAN …\n{{tools}}', createdBy: 'ops' }); // runner.plan@2
+ * await store.put({ id: 'runner.plan', text: 'Phase: PLAN …\n{{tools}}', createdBy: 'ops' }); // runner.plan@3
  */
 export function createFilePromptStore({ dir, ...deps }: FilePromptStoreOptions): PromptStore {
   const records: PromptRecords = {

@@ -53,7 +53,7 @@ describe('the PostgreSQL prompt store', () => {
       ),
     );
     const versions = await writers[0]!.list({ id: 'runner.gather' });
-    expect(versions.map((template) => template.version)).toEqual(Array.from({ length: 18 }, (_, i) => i + 2));
+    expect(versions.map((template) => template.version)).toEqual(Array.from({ length: 18 }, (_, i) => i + 3));
     expect(new Set(versions.map((template) => template.text)).size).toBe(18);
     expect(await writers[1]!.audit({ id: 'runner.gather' })).toHaveLength(18);
   });

@@ -42,7 +42,7 @@ describe('the SQLite prompt store', () => {
     const path = await databaseFile();
     const store = createSqlitePromptStore({ path, after: BUILTIN_PROMPTS });
     cleanup.push(() => store.close());
-    expect((await store.put({ id: 'runner.gather', text: 'Gather.', createdBy: 'ops' })).version).toBe(2);
+    expect((await store.put({ id: 'runner.gather', text: 'Gather.', createdBy: 'ops' })).version).toBe(3);
     expect(await open(path, 'other').list()).toEqual([]);
     expect(() => createSqlitePromptStore({ path, table: 'x; DROP TABLE y' })).toThrow(
       /table: .* is not a table prefix/,

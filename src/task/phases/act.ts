@@ -27,9 +27,39 @@ export type ActOptions = {
   promptRefs?: readonly string[];
 };
 
-/** The instruction for Act: the `runner.act` prompt with the plan, after any feedback. */
+/** The instruction for Act: the `runner.act` prompt with the plan ({@link planForAct}), after any feedback. */
 export function actAsk(context: PhaseContext, plan: Plan, feedback = ''): RenderedPrompt {
-  return context.prompts.render('runner.act', { feedback, plan: JSON.stringify(plan, null, 2) });
+  return context.prompts.render('runner.act', { feedback, plan: planForAct(plan) });
+}
+
+/**
+ * The approved plan as Act's ask shows it: its goal, steps, allowed tools and criteria as short lines, each check as
+ * the JSON Verify will run. Everything a model acts on is there; the contract version and JSON punctuation are not.
+ * A field's line breaks are folded (a description's are indented), so no field can pass for another line of the plan.
+ */
+export function planForAct(plan: Plan): string {
+  const steps = plan.steps.map(
+    (step) =>
+      `- ${step.id}: ${oneLine(step.title)}${step.tools?.length ? ` (${step.tools.join(', ')})` : ''}` +
+      (step.description ? `\n  ${step.description.trim().replace(/\s*\n\s*/g, '\n  ')}` : ''),
+  );
+  const criteria = plan.acceptance.map(
+    (criterion) =>
+      `- ${criterion.id}: ${oneLine(criterion.criterion)}` +
+      (criterion.check ? ` [check ${JSON.stringify(criterion.check)}]` : ''),
+  );
+  return [
+    `Goal: ${oneLine(plan.goal)}`,
+    'Steps:',
+    ...steps,
+    `allowed_tools: ${plan.allowed_tools.join(', ') || 'none'}`,
+    'Acceptance criteria:',
+    ...criteria,
+  ].join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /**
