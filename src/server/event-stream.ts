@@ -1,3 +1,4 @@
+import { AgencyError } from '../core/errors.ts';
 import type { EventFrame } from '../task/contracts/events.ts';
 import { journalLineOf } from '../task/journal/follow-journal.ts';
 
@@ -133,6 +134,35 @@ export function resumeAfter(lastEventId: string | undefined, after: string | und
     return /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
   }
   return undefined;
+}
+
+/**
+ * A route's answer that streams frames: SSE when the request accepts `text/event-stream`, NDJSON otherwise, from
+ * the seq after `Last-Event-ID` or `?after=`. `open` gets that seq and a signal aborted when the client goes away.
+ * @throws AgencyError `invalid_argument` naming `after` when the resume point is not a seq
+ */
+export async function framesResponse(
+  request: Request,
+  after: string | undefined,
+  heartbeatMs: number,
+  open: (after: number | undefined, signal: AbortSignal) => Promise<AsyncIterable<EventFrame>>,
+): Promise<Response> {
+  const from = resumeAfter(request.headers.get('last-event-id') ?? undefined, after);
+  if (Number.isNaN(from))
+    throw new AgencyError('invalid_argument', 'after: must be a seq (a non-negative integer)', {
+      details: { field: 'after' },
+    });
+  const sse = (request.headers.get('accept') ?? '').includes('text/event-stream');
+  const controller = new AbortController();
+  request.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  const frames = await open(from, controller.signal);
+  return new Response(eventStream(frames, { format: sse ? 'sse' : 'ndjson', heartbeatMs, controller }), {
+    headers: {
+      'content-type': sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    },
+  });
 }
 
 function concat(chunks: Uint8Array[], bytes: number): Uint8Array {

@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { taskIdSchema } from '../api/schemas.ts';
-import { AgencyError } from '../core/errors.ts';
 import { type ApiContext, errors, idParams } from './api-route-parts.ts';
-import { eventStream, resumeAfter } from './event-stream.ts';
+import { framesResponse } from './event-stream.ts';
 import type { Route } from '../http/route.ts';
 
 /** `GET /agent/tasks/{id}/events`: the journal as SSE or NDJSON, live, resumable. */
@@ -22,27 +21,10 @@ export const taskEventsRoute = ({ service, heartbeatMs }: ApiContext): Route => 
     },
     ...errors(400, 401, 404),
   },
-  handler: async (c, { params, query }) => {
-    const after = resumeAfter(c.req.header('last-event-id'), query.after as string | undefined);
-    if (Number.isNaN(after))
-      throw new AgencyError('invalid_argument', 'after: must be a seq (a non-negative integer)', {
-        details: { field: 'after' },
-      });
-    const sse = (c.req.header('accept') ?? '').includes('text/event-stream');
-    const controller = new AbortController();
-    c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
-    const frames = await service.events(params.id!, {
-      ...(after === undefined ? {} : { after }),
-      signal: controller.signal,
-    });
-    return new Response(eventStream(frames, { format: sse ? 'sse' : 'ndjson', heartbeatMs, controller }), {
-      headers: {
-        'content-type': sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-      },
-    });
-  },
+  handler: async (c, { params, query }) =>
+    framesResponse(c.req.raw, query.after as string | undefined, heartbeatMs, (after, signal) =>
+      service.events(params.id!, { ...(after === undefined ? {} : { after }), signal }),
+    ),
 });
 
 /** `GET /agent/tasks/{id}/deliverables/{path}`: a delivered file, as an attachment that no browser runs. */

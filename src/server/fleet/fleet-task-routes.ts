@@ -9,7 +9,7 @@ import {
 import { AgencyError } from '../../core/errors.ts';
 import { continueRequestSchema, workerTaskIdSchema } from '../../fleet/api/worker-schemas.ts';
 import { type ApiContext, errors } from '../api-route-parts.ts';
-import { eventStream, resumeAfter } from '../event-stream.ts';
+import { framesResponse } from '../event-stream.ts';
 import type { Route } from '../../http/route.ts';
 import type { Fleet } from './fleet.ts';
 import type { FleetQueue } from './fleet-queue.ts';
@@ -52,24 +52,10 @@ export const fleetTaskEventsRoute = ({ fleet, heartbeatMs }: ApiContext): Route 
     },
     ...errors(400, 401, 404, 503),
   },
-  handler: async (c, { params, query }) => {
-    const after = resumeAfter(c.req.header('last-event-id'), query.after as string | undefined);
-    if (Number.isNaN(after))
-      throw new AgencyError('invalid_argument', 'after: must be a seq (a non-negative integer)', {
-        details: { field: 'after' },
-      });
-    const sse = (c.req.header('accept') ?? '').includes('text/event-stream');
-    const controller = new AbortController();
-    c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
-    const frames = await feedOf(fleet).frames(params.id!, after ?? 0, controller.signal);
-    return new Response(eventStream(frames, { format: sse ? 'sse' : 'ndjson', heartbeatMs, controller }), {
-      headers: {
-        'content-type': sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-      },
-    });
-  },
+  handler: async (c, { params, query }) =>
+    framesResponse(c.req.raw, query.after as string | undefined, heartbeatMs, (after, signal) =>
+      feedOf(fleet).frames(params.id!, after ?? 0, signal),
+    ),
 });
 
 /** `POST /agent/fleet/tasks`: a task for the fleet's queue; the first idle worker whose executor matches takes it. */
