@@ -5,8 +5,8 @@ import { startPostgres, type TempPostgres } from '../../../test/support/postgres
 import type { HistoryRecord } from '../api/worker-schemas.ts';
 import { openFleetDatabase, type FleetDatabase } from './database.ts';
 import { EVENT_MESSAGE_CHARS, readTaskEvents, TASK_EVENTS_LIMIT } from './task-events.ts';
-import { createTaskMirror } from './task-mirror.ts';
-import { heldTasks, insertTask, takeTask } from './task-rows.ts';
+import { heldTasks, takeTask } from './task-rows.ts';
+import { line, takenTask, taskRecord, testMirror } from '../../../test/support/fleet-task-rows.ts';
 
 let pg: TempPostgres;
 let db: FleetDatabase;
@@ -20,62 +20,20 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const session = '7c8fe395-dfda-4bb9-91a6-5a4b7bec5c43';
-const time = '2026-01-01T00:00:00.000Z';
-const line = (message: string, type?: string) => ({ time, level: 'info', message, ...(type ? { type } : {}) });
-
-async function takenTask(id: string): Promise<number> {
-  await insertTask(db.pool, {
-    id,
-    executor: 'builtin',
-    request: { prompt: 'p', session_id: session },
-    sessionId: session,
-    rerunOnLoss: false,
-  });
-  return (await takeTask(db.pool, id, 'w1'))!.epoch;
-}
-
-function record(id: string, state: HistoryRecord['state'], log: HistoryRecord['log']): HistoryRecord {
-  return {
-    task_id: id,
-    session_id: session,
-    state,
-    prompt: 'p',
-    turns: 1,
-    started_at: time,
-    finished_at: null,
-    duration_seconds: null,
-    output: null,
-    error: null,
-    usage: null,
-    cost_usd: null,
-    model: null,
-    workdir: null,
-    log,
-    stdout: '',
-    stderr: '',
-  } as unknown as HistoryRecord;
-}
-
 describe("a task's live events in the fleet database", () => {
   it('mirrors live lines and saved records in order, each line once, and ends the turn with one event', async () => {
     const id = 'task-01jd3z8w2x4n6q8r0t2v4x6z8c';
-    const epoch = await takenTask(id);
+    const epoch = await takenTask(db.pool, id);
     const stale: string[] = [];
-    const mirror = createTaskMirror({
-      pool: db.pool,
-      now: Date.now,
-      onStale: (task) => stale.push(task),
-      onError: () => undefined,
-    });
+    const mirror = testMirror(db.pool, stale);
     mirror.hold(id, epoch);
     const log: HistoryRecord['log'] = [line('turn 1: p')];
-    void mirror.save(record(id, 'working', [...log]));
+    void mirror.save(taskRecord(id, 'working', { log: [...log] }));
     log.push(line('tool Bash: ls'));
     void mirror.append(id, { ...log[1]!, type: 'tool.call' });
     log.push(line('tool Bash done'));
     void mirror.append(id, { ...log[2]!, type: 'tool.result' });
-    await mirror.save(record(id, 'idle', [...log]));
+    await mirror.save(taskRecord(id, 'idle', { log: [...log] }));
     const events = await readTaskEvents(db.pool, id, 0);
     expect(events.map(({ message, type }) => [message, type])).toEqual([
       ['turn 1: p', undefined],
@@ -96,21 +54,12 @@ describe("a task's live events in the fleet database", () => {
 
   it('keeps at most TASK_EVENTS_LIMIT events of a run, the last one saying the rest were left out', async () => {
     const id = 'task-01jd3z8w2x4n6q8r0t2v4x6z8d';
-    const epoch = await takenTask(id);
-    const mirror = createTaskMirror({
-      pool: db.pool,
-      now: Date.now,
-      onStale: () => undefined,
-      onError: () => undefined,
-    });
+    const epoch = await takenTask(db.pool, id);
+    const mirror = testMirror(db.pool);
     mirror.hold(id, epoch, { sentLines: 0, events: TASK_EVENTS_LIMIT - 3 });
     for (let index = 0; index < 6; index++) void mirror.append(id, line(`step ${index}`, 'tool.call'));
     await mirror.save(
-      record(
-        id,
-        'completed',
-        Array.from({ length: 6 }, (_, index) => line(`step ${index}`)),
-      ),
+      taskRecord(id, 'completed', { log: Array.from({ length: 6 }, (_, index) => line(`step ${index}`)) }),
     );
     const events = await readTaskEvents(db.pool, id, 0);
     expect(events.map((event) => event.message.slice(0, 40))).toEqual([
@@ -123,14 +72,9 @@ describe("a task's live events in the fleet database", () => {
 
   it('refuses the live lines of a stale epoch and tells the worker', async () => {
     const id = 'task-01jd3z8w2x4n6q8r0t2v4x6z8e';
-    const epoch = await takenTask(id);
+    const epoch = await takenTask(db.pool, id);
     const stale: string[] = [];
-    const mirror = createTaskMirror({
-      pool: db.pool,
-      now: Date.now,
-      onStale: (task) => stale.push(task),
-      onError: () => undefined,
-    });
+    const mirror = testMirror(db.pool, stale);
     mirror.hold(id, epoch);
     await db.pool.query("UPDATE agency.tasks SET state = 'working' WHERE id = $1", [id]);
     expect(await takeTask(db.pool, id, 'w2')).toMatchObject({ epoch: epoch + 1 });
@@ -141,13 +85,8 @@ describe("a task's live events in the fleet database", () => {
 
   it('cuts a long message as it is written, to at most EVENT_MESSAGE_CHARS with the marker', async () => {
     const id = 'task-01jd3z8w2x4n6q8r0t2v4x6z8f';
-    const epoch = await takenTask(id);
-    const mirror = createTaskMirror({
-      pool: db.pool,
-      now: Date.now,
-      onStale: () => undefined,
-      onError: () => undefined,
-    });
+    const epoch = await takenTask(db.pool, id);
+    const mirror = testMirror(db.pool);
     mirror.hold(id, epoch);
     await mirror.append(id, line('y'.repeat(EVENT_MESSAGE_CHARS + 1), 'warning'));
     const { rows } = await db.pool.query<{ message: string }>(

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TempPostgres } from '../../../test/support/postgres.ts';
 import type { HistoryRecord } from '../api/worker-schemas.ts';
+import { takenTask, taskRecord, testMirror } from '../../../test/support/fleet-task-rows.ts';
 import { type FleetDatabase, openFleetDatabase } from './database.ts';
-import { createTaskMirror } from './task-mirror.ts';
-import { insertTask, readTask, takeTask, taskHistory } from './task-rows.ts';
+import { readTask, takeTask, taskHistory } from './task-rows.ts';
 import { commitUnsentEnds } from './unsent-ends.ts';
 
 let pg: TempPostgres;
@@ -20,63 +20,21 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const session = 'a3d4c1f2-5b6e-4c7d-8e9f-0a1b2c3d4e5f';
-const time = '2026-01-01T00:00:00.000Z';
-
-async function runningOn(worker: string, id: string): Promise<number> {
-  await insertTask(db.pool, {
-    id,
-    executor: 'builtin',
-    request: { prompt: 'p', session_id: session },
-    sessionId: session,
-    rerunOnLoss: false,
-  });
-  return (await takeTask(db.pool, id, worker))!.epoch;
-}
-
-function record(id: string, state: HistoryRecord['state'], error: HistoryRecord['error'] = null): HistoryRecord {
-  const log = [{ time, level: 'info', message: 'turn 1: p' }];
-  return {
-    task_id: id,
-    session_id: session,
-    state,
-    prompt: 'p',
-    turns: 1,
-    started_at: time,
-    finished_at: time,
-    duration_seconds: 1,
-    output: state === 'completed' ? 'the answer' : null,
-    error,
-    usage: null,
-    cost_usd: null,
-    model: null,
-    workdir: null,
-    log,
-    stdout: '',
-    stderr: '',
-  } as unknown as HistoryRecord;
-}
-
 describe('ends saved before a crash and never sent', () => {
   it('are written at restart, fenced by their epoch, and the task is not taken again', async () => {
     const stale: string[] = [];
-    const mirror = createTaskMirror({
-      pool: db.pool,
-      now: Date.now,
-      onStale: (id) => stale.push(id),
-      onError: () => undefined,
-    });
-    await runningOn('w1', 'task-ended');
-    await runningOn('w1', 'task-lost');
-    await runningOn('w1', 'task-unknown');
-    await runningOn('w1', 'task-taken');
+    const mirror = testMirror(db.pool, stale);
+    await takenTask(db.pool, 'task-ended');
+    await takenTask(db.pool, 'task-lost');
+    await takenTask(db.pool, 'task-unknown');
+    await takenTask(db.pool, 'task-taken');
     const taken = await takeTask(db.pool, 'task-taken', 'w2'); // w1's lease lapsed; w2 has it now
-    await runningOn('w2', 'task-of-w2');
+    await takenTask(db.pool, 'task-of-w2', 'w2');
     const local: Record<string, HistoryRecord> = {
-      'task-ended': record('task-ended', 'completed'),
-      'task-lost': record('task-lost', 'failed', { type: 'worker_lost', message: 'the worker stopped' }),
-      'task-taken': record('task-taken', 'completed'),
-      'task-of-w2': record('task-of-w2', 'completed'),
+      'task-ended': taskRecord('task-ended', 'completed', { output: 'the answer' }),
+      'task-lost': taskRecord('task-lost', 'failed', { error: { type: 'worker_lost', message: 'the worker stopped' } }),
+      'task-taken': taskRecord('task-taken', 'completed'),
+      'task-of-w2': taskRecord('task-of-w2', 'completed'),
     };
 
     const written = await commitUnsentEnds(db.pool, 'w1', mirror, async (id) => local[id]);
