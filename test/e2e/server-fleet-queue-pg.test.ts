@@ -34,13 +34,18 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 }, 60_000);
 
-async function call(path: string, body?: unknown, token = TOKEN): Promise<{ status: number; body: any }> {
+type Answer = {
+  status: number;
+  body: { task_id: string; session_id: string; state: string; message?: string; output?: string | null };
+};
+
+async function call(path: string, body?: unknown, token = TOKEN): Promise<Answer> {
   const answer = await fetch(`${server.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
-  return { status: answer.status, body: await answer.json() };
+  return { status: answer.status, body: (await answer.json()) as Answer['body'] };
 }
 
 const stateOf = async (id: string) => (await readTask(fleet.db.pool, id))?.state;
@@ -51,7 +56,7 @@ describe('tasks handed to the fleet through the server', () => {
   it('queues a task a worker takes, continues its session on that worker, and ends it', async () => {
     const queued = await call('/agent/fleet/tasks', { prompt: 'sleep 50' });
     expect(queued).toMatchObject({ status: 202, body: { state: 'queued' } });
-    const id: string = queued.body.task_id;
+    const id = queued.body.task_id;
     expect(id).toMatch(/^task-/);
     await reaches(id, 'idle');
     expect(await readTask(fleet.db.pool, id)).toMatchObject({ worker: 'queue-a', session_id: queued.body.session_id });
@@ -65,7 +70,7 @@ describe('tasks handed to the fleet through the server', () => {
   });
 
   it('withdraws a task still queued, and cancels a running one on its worker', async () => {
-    const running = (await call('/agent/fleet/tasks', { prompt: 'sleep 30000' })).body.task_id as string;
+    const running = (await call('/agent/fleet/tasks', { prompt: 'sleep 30000' })).body.task_id;
     await reaches(running, 'working');
     const waiting = await call('/agent/fleet/tasks', { prompt: 'sleep 10' });
     expect(waiting.status).toBe(202);
