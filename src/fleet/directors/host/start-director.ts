@@ -127,7 +127,11 @@ async function directorParts({
   const clientFor = (url: string): WorkerClient =>
     createWorkerClient(url, workerToken && named.has(new URL(url).origin) ? { token: workerToken } : {});
   const discovery = discoveryOf(config, timers, clientFor);
-  const dispatch = createFleetDispatch({ candidates: () => discovery.refresh(), clientFor, timers });
+  const dispatch = createFleetDispatch({ candidates: () => discovery.refresh(), clientFor, timers }, process.env, {
+    database: config.database,
+    file: join(dir, 'config.yaml'),
+    labels: config.labels,
+  });
   const locks = createWorkspaceLocks({
     dir: join(root.root, 'locks'),
     director: config.name,
