@@ -79,8 +79,8 @@ describe('fleetSettingsFrom', () => {
         details: { field: 'database' },
       }),
     );
-    expect(() =>
-      fleetSettingsFrom({ AGENCY_FLEET_EXECUTOR: 'bash' }, { database: url, file }),
-    ).toThrow(/AGENCY_FLEET_EXECUTOR: must be one of/);
+    expect(() => fleetSettingsFrom({ AGENCY_FLEET_EXECUTOR: 'bash' }, { database: url, file })).toThrow(
+      /AGENCY_FLEET_EXECUTOR: must be one of/,
+    );
   });
 });

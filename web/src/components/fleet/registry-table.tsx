@@ -3,8 +3,9 @@ import { REGISTRY_HEALTH_TONES } from '../../lib/fleet.ts';
 import { Badge } from '../badge.tsx';
 
 /**
- * The workers of the fleet's PostgreSQL registry (a server started with AGENCY_DATABASE_URL): host, executors, state,
- * heartbeat health in words and colour, and current task; the last read's error while the database cannot be reached.
+ * The workers of the fleet's PostgreSQL registry (a server started with AGENCY_DATABASE_URL): host, executors,
+ * labels, state, heartbeat health in words and colour, and current task; the last read's error while the database
+ * cannot be reached.
  */
 export function RegistryTable({ registry, now }: { registry: FleetRegistryView; now: number }) {
   // The age as of the read, plus the time since: the stream sends a new read only when something changes.
@@ -29,6 +30,7 @@ export function RegistryTable({ registry, now }: { registry: FleetRegistryView; 
               <th>Name</th>
               <th>Host</th>
               <th>Executors</th>
+              <th>Labels</th>
               <th>State</th>
               <th>Health</th>
               <th>Heartbeat</th>
@@ -41,6 +43,7 @@ export function RegistryTable({ registry, now }: { registry: FleetRegistryView; 
                 <td>{worker.name}</td>
                 <td class="mono small">{worker.host}</td>
                 <td>{worker.executors.join(', ')}</td>
+                <td class="mono small">{worker.labels.join(', ') || '—'}</td>
                 <td>{worker.state}</td>
                 <td>
                   <Badge tone={REGISTRY_HEALTH_TONES[worker.health]}>{worker.health}</Badge>
