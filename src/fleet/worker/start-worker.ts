@@ -60,6 +60,8 @@ export type RunningWorker = {
   newToken: string | undefined;
   /** Where the token is kept, when the worker needs one and it is not from `AGENCY_TOKEN`. */
   tokenFile: string | undefined;
+  /** In queue mode, the fleet database and the setting that named it (never its credentials); else undefined. */
+  fleetDatabase: string | undefined;
   /** Resolves when the executor passed its check and tasks are taken; rejects when start-up failed. */
   ready: Promise<{ executorVersion: string }>;
   /** Resolves once a shutdown (`POST /shutdown` or {@link RunningWorker.stop}) drained and the port is closed. */
@@ -122,6 +124,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     worker,
     newToken: token?.generated ? token.token : undefined,
     tokenFile: token?.file,
+    fleetDatabase: instance.fleet.settings ? databaseBanner(instance.fleet.settings) : undefined,
     ready,
     closed: closing.closed,
     stop: (drainMs = 0) => closing.close(worker.shutdown({ drainMs, force: true })),
