@@ -15,6 +15,7 @@ import {
   readTask,
   taskQueueName,
 } from '../../src/fleet/queue/index.ts';
+import { createFleetDispatch } from '../../src/fleet/directors/fleet-dispatch.ts';
 import { agency, cli } from '../support/cli.ts';
 import { waitFor } from '../support/pg-fleet.ts';
 import { startPostgres, type TempPostgres } from '../support/postgres.ts';
@@ -99,6 +100,21 @@ describe('labels and database: in the fleet on PostgreSQL', () => {
     expect(await log(0, 'gpu-1')).toContain('queue mode: taking tasks from agency-tasks-builtin/gpu/linux');
     expect(await log(1, 'plain-1')).not.toContain('agency-tasks-builtin/gpu');
   }, 120_000);
+
+  it("sends a director's tasks with its config's labels besides the request's, through its database: key", async () => {
+    const file = join(roots[1]!, 'directors', 'nightly', 'config.yaml');
+    const director = createFleetDispatch(
+      { candidates: async () => [], clientFor: () => ({}) as never },
+      { AGENCY_DATABASE_URL: '' },
+      { database: pg.url, file, labels: ['gpu'] },
+    );
+    const task = await director.dispatch({ prompt: 'from the director', labels: ['linux'] });
+    expect(task.worker.name).toBe('gpu-1');
+    expect(await director.settle(task)).toMatchObject({ state: 'idle', task: { output: 'done: from the director' } });
+    const [job] = await db.boss.findJobs('agency-tasks-builtin/gpu/linux', { data: { task_id: task.task_id } });
+    expect(job).toBeDefined();
+    await director.end(task);
+  }, 60_000);
 
   it('withdraws from a director a task whose labels no worker has, as agent_busy', async () => {
     const quick = createQueueDispatch({ db, takeGraceMs: 1_500 });
