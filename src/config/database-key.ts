@@ -9,6 +9,12 @@ export function isPostgresUrl(url: string): boolean {
   return URL.canParse(url) && ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
 }
 
+/** Where the database at `url` is, `host:port/name`: what messages and banners show, never the credentials. */
+export function databaseWhere(url: string): string {
+  const { hostname, port, pathname } = new URL(url);
+  return `${hostname}:${port || 5432}${pathname}`;
+}
+
 /** `database:` in a config. */
 export const databaseKeySchema = z
   .string({ error: 'must be a postgres:// URL, e.g. postgres://agency@db.internal:5432/agency' })

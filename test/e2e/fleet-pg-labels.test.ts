@@ -70,6 +70,13 @@ describe('labels and database: in the fleet on PostgreSQL', () => {
     const gpuFile = join(roots[0]!, 'agents', 'gpu-1', 'config.yaml');
     expect(gpu!.output()).toContain(`queue mode: fleet database ${where()} (${gpuFile}: database)`);
     expect(plain!.output()).toContain(`queue mode: fleet database ${where()} (AGENCY_DATABASE_URL, over the config's`);
+    const validated = await cli(['validate', gpuFile, '--root', roots[0]!]);
+    expect([validated.code, validated.stdout]).toEqual([
+      0,
+      expect.stringContaining(
+        `worker gpu-1 on 127.0.0.1:9000, executor builtin, labels gpu,linux, fleet database ${where()}`,
+      ),
+    ]);
     const table = await cli(['fleet'], { AGENCY_DATABASE_URL: pg.url });
     expect(table.stdout).toMatch(/^NAME +HOST +URL +EXECUTORS +LABELS +STATE/m);
     expect(table.stdout).toMatch(/^gpu-1 .* builtin +gpu,linux +idle +healthy/m);

@@ -100,7 +100,9 @@ export async function workLabelQueues(options: LabelQueuesOptions): Promise<Labe
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await Promise.all([...working].map(([name, id]) => boss.offWork(name, id ? { id } : {}).catch(() => undefined)));
+      // Waits for a job in hand, as pg-boss's own offWork does by default.
+      const all = [...working].map(([name, id]) => boss.offWork(name, { ...(id ? { id } : {}), wait: true }));
+      await Promise.all(all.map((done) => done.catch(() => undefined)));
     },
   };
 }

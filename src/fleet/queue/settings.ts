@@ -1,6 +1,6 @@
 // The fleet-mode settings, from the environment and the config's `database:`: read without loading pg or pg-boss, so
 // a process decides cheaply whether it runs in queue mode.
-import { isPostgresUrl } from '../../config/database-key.ts';
+import { databaseWhere, isPostgresUrl } from '../../config/database-key.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { EXECUTOR_KINDS, type ExecutorKind } from '../api/worker-schemas.ts';
 
@@ -83,8 +83,4 @@ export function databaseBanner(settings: FleetSettings): string {
   return `${databaseWhere(settings.databaseUrl)} (${settings.databaseSource}${over})`;
 }
 
-/** Where the database at `url` is, `host:port/name`: what messages and banners show, never the credentials. */
-export function databaseWhere(url: string): string {
-  const { hostname, port, pathname } = new URL(url);
-  return `${hostname}:${port || 5432}${pathname}`;
-}
+export { databaseWhere } from '../../config/database-key.ts';
