@@ -163,7 +163,10 @@ describe('labels and database: in the fleet on PostgreSQL', () => {
   it('refuses a malformed --label, and --label without fleet mode', async () => {
     const bad = await cli(['task', '--label', 'GPU', 'x'], { AGENCY_DATABASE_URL: pg.url });
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("option '--label <name>' argument 'GPU' is invalid. must be a label");
+    expect(bad.stderr).toContain('--label "GPU": must be a label: a-z, 0-9');
+    const many = Array.from({ length: 17 }, (_, index) => ['--label', `l${index}`]).flat();
+    const tooMany = await cli(['task', ...many, 'x'], { AGENCY_DATABASE_URL: pg.url });
+    expect([tooMany.code, tooMany.stderr]).toEqual([2, expect.stringContaining('--label: at most 16 labels')]);
     const local = await cli(['task', '--label', 'gpu', 'x', '--ports', '1-1'], { AGENCY_DATABASE_URL: '' });
     expect(local.code).not.toBe(0);
     expect(local.stderr).toContain('--label needs fleet mode (AGENCY_DATABASE_URL set)');

@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { WrapAction } from '../command-action.ts';
-import { labelSchema } from '../../config/labels.ts';
 import type { Output } from '../render.ts';
 import { collect } from './register-run-commands.ts';
 
@@ -16,11 +15,6 @@ const seconds = whole('a number of seconds', 1, 86_400);
 const drainSeconds = whole('a number of seconds', 0, 3_600);
 const port = whole('a port number', 1, 65_535);
 const repeat = (value: string, previous: string[] = []) => collect(value, previous);
-const label = (value: string, previous: string[] = []) => {
-  const parsed = labelSchema.safeParse(value);
-  if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues[0]!.message);
-  return collect(value, previous);
-};
 
 // Where every fleet command looks for components.
 function discoveryOptions(command: Command): Command {
@@ -49,7 +43,7 @@ export function registerTaskCommand(program: Command, wrap: WrapAction, out: Out
       .option('--model <name>', "the model for this task (default: the worker's)")
       .option('--timeout <seconds>', 'the worker stops the task after this long', seconds)
       .option('--wait [seconds]', 'when every worker is busy, wait for one (default 300 s) instead of failing', seconds)
-      .option('--label <name>', 'fleet mode: only a worker with this label takes the task (repeatable)', label)
+      .option('--label <name>', 'fleet mode: only a worker with this label takes the task (repeatable)', repeat)
       .option('--json', 'print the final task as JSON')
       .option('--root <dir>', 'the data root, where sessions are remembered (default: $AGENCY_ROOT, else ~/.agency)'),
   ).action(
