@@ -9,6 +9,16 @@ describe('createFleetDispatch', () => {
     await expect(dispatch.dispatch({ prompt: 'hi' })).rejects.toMatchObject({ code: 'no_worker' });
   });
 
+  it('refuses a task that requires labels on this machine, where workers have none to match', async () => {
+    const director = createFleetDispatch(local, {}, { file: '/srv/d/config.yaml', labels: ['gpu'] });
+    await expect(director.dispatch({ prompt: 'hi' })).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('requires the labels gpu, which only fleet mode matches; set database:'),
+    });
+    const entry = createFleetDispatch(local, {});
+    await expect(entry.dispatch({ prompt: 'hi', labels: ['linux'] })).rejects.toThrow(/requires the labels linux/);
+  });
+
   it('refuses a malformed fleet variable at once, naming it', () => {
     expect(() =>
       createFleetDispatch(local, { AGENCY_DATABASE_URL: 'postgres://x@127.0.0.1/db', AGENCY_FLEET_EXECUTOR: 'x' }),

@@ -7,8 +7,8 @@ import type { TaskDispatch } from './task-dispatch.ts';
 /**
  * The dispatch of this process: with `AGENCY_DATABASE_URL` in `env` (or `database:` in `config`), tasks go through
  * the fleet's queue to the executor named by `AGENCY_FLEET_EXECUTOR`, each requiring `config.labels` besides its own
- * (the database opened and migrated on the first call); otherwise {@link createLocalDispatch} with `local`, where
- * labels do not apply.
+ * (the database opened and migrated on the first call); otherwise {@link createLocalDispatch} with `local`, which
+ * refuses a task that requires labels.
  * @throws AgencyError `invalid_config` at once when a fleet variable (or the key) is malformed.
  */
 export function createFleetDispatch(
@@ -17,7 +17,7 @@ export function createFleetDispatch(
   config?: DatabaseKey & { labels?: readonly string[] },
 ): TaskDispatch {
   const settings = fleetSettingsFrom(env, config);
-  if (!settings) return createLocalDispatch(local);
+  if (!settings) return withLabels(createLocalDispatch(local), config?.labels ?? []);
   let opened: Promise<TaskDispatch> | undefined;
   const queue = () =>
     (opened ??= (async () => {
@@ -41,5 +41,15 @@ export function createFleetDispatch(
     end: async (task, options) => (await queue()).end(task, options),
     cancel: async (task, options) => (await queue()).cancel(task, options),
     find: async (placement, options) => (await queue()).find?.(placement, options),
+  };
+}
+
+// A dispatch whose every task requires `labels` besides its own.
+function withLabels(dispatch: TaskDispatch, labels: readonly string[]): TaskDispatch {
+  if (labels.length === 0) return dispatch;
+  return {
+    ...dispatch,
+    dispatch: (request, options) =>
+      dispatch.dispatch({ ...request, labels: [...labels, ...(request.labels ?? [])] }, options),
   };
 }

@@ -20,7 +20,7 @@ export type DispatchRequest = WorkerTaskRequest & {
   waitMs?: number;
   /**
    * Labels the worker must have (queue mode): only a worker whose `labels:` hold all of them takes the task. The
-   * one-machine dispatch does not look at them.
+   * one-machine dispatch refuses a task with labels (`invalid_config`): discovered workers report none.
    */
   labels?: readonly string[];
 };
