@@ -19,6 +19,7 @@ describe('a director config', () => {
       bind: '127.0.0.1',
       log_level: 'info',
       repo: 'owner/repo',
+      labels: [],
       discovery: { method: 'port_scan', port_range: [9000, 9199], refresh_interval: 5_000, static: [] },
     });
     expect(

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgencyRoot } from './agency-root.ts';
+import { checkDatabaseSecret, databaseKeySchema } from './database-key.ts';
 import { durationSchema } from './duration.ts';
+import { labelsSchema } from './labels.ts';
 import { bindSchema, instanceNameSchema, logLevelSchema, portSchema } from './worker-config.ts';
 import { readYamlConfig } from './yaml-file.ts';
 
@@ -45,6 +47,10 @@ const baseShape = {
     refresh_interval: 5_000,
     static: [],
   }),
+  /** The fleet's PostgreSQL: tasks go through its queue; `AGENCY_DATABASE_URL` wins over it. */
+  database: databaseKeySchema.optional(),
+  /** Labels every task of this director requires of the worker that takes it (queue mode). */
+  labels: labelsSchema.default([]),
 };
 const notAMap = {
   error: 'must be a map of fields, e.g. "type: scheduler" and "name: scheduler-main" on their own lines',
@@ -81,9 +87,11 @@ export function directorConfigPath(root: AgencyRoot, name: string): string {
  * @throws AgencyError `invalid_config` naming the file, each bad field's line, and the fix.
  */
 export async function loadDirectorConfigBase(file: string): Promise<DirectorConfigBase> {
-  return readYamlConfig(
+  const config = await readYamlConfig(
     file,
     directorConfigBaseSchema,
     'Create it with at least a type and a name, e.g.\n  type: scheduler\n  name: scheduler-main\n(docs/fleet.md)',
   );
+  await checkDatabaseSecret(file, config.database);
+  return config;
 }

@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { errorMessage } from '../core/errors.ts';
 import type { AgencyRoot } from './agency-root.ts';
+import { databaseWhere } from './database-key.ts';
 import { type DirectorType, loadDirectorConfigBase } from './director-config.ts';
 import { loadInstanceCredentials } from './instance-credentials.ts';
 import { loadWorkerConfig } from './worker-config.ts';
@@ -54,7 +55,10 @@ export async function checkConfigFile(
       file: absolute,
       kind,
       problems: [],
-      summary: `worker ${config.name} on ${config.bind}:${config.port}, executor ${config.executor}`,
+      summary:
+        `worker ${config.name} on ${config.bind}:${config.port}, executor ${config.executor}` +
+        (config.labels.length > 0 ? `, labels ${config.labels.join(',')}` : '') +
+        (config.database ? `, fleet database ${databaseWhere(config.database)}` : ''),
       port: config.port,
     };
   } catch (error) {

@@ -44,6 +44,7 @@ describe('a worker config', () => {
       env: {},
       logLevel: 'info',
       historyLimit: 100,
+      labels: [],
     });
   });
 

@@ -2,7 +2,9 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ExecutorKind } from '../fleet/api/worker-schemas.ts';
 import type { AgencyRoot } from './agency-root.ts';
+import { checkDatabaseSecret, databaseKeySchema } from './database-key.ts';
 import { durationSchema } from './duration.ts';
+import { labelsSchema } from './labels.ts';
 import { roleNameSchema } from '../roles/role.ts';
 import { readYamlConfig } from './yaml-file.ts';
 
@@ -93,6 +95,10 @@ export const workerConfigFileSchema = z
         .min(1, 'must be at least 1')
         .max(10_000, 'must be at most 10000')
         .default(100),
+      /** The fleet's PostgreSQL (queue mode); `AGENCY_DATABASE_URL` wins over it. */
+      database: databaseKeySchema.optional(),
+      /** What this worker has, e.g. [gpu, linux]: in queue mode it takes tasks whose labels are all among these. */
+      labels: labelsSchema.default([]),
     },
     { error: 'must be a map of fields, e.g. "port: 9000" and "executor: claude" on their own lines' },
   )
@@ -176,6 +182,10 @@ export type WorkerConfig = {
   env: Record<string, string>;
   logLevel: (typeof CONFIG_LOG_LEVELS)[number];
   historyLimit: number;
+  /** `database:`, the fleet's PostgreSQL URL, when the config sets it. */
+  database?: string | undefined;
+  /** The worker's labels, sorted. */
+  labels: string[];
 };
 
 /** The config file of the worker `name` under the data root: `agents/<name>/config.yaml`. */
@@ -197,6 +207,7 @@ export async function loadWorkerConfig(file: string): Promise<WorkerConfig> {
     workerConfigFileSchema,
     'Create it with at least a port and an executor, e.g.\n  port: 9000\n  executor: claude\n(docs/fleet.md has every field)',
   );
+  await checkDatabaseSecret(absolute, raw.database);
   return resolveWorkerConfig(raw, absolute);
 }
 
@@ -224,5 +235,7 @@ export function resolveWorkerConfig(raw: z.output<typeof workerConfigFileSchema>
     env: raw.env,
     logLevel: raw.log_level,
     historyLimit: raw.history_limit,
+    database: raw.database,
+    labels: raw.labels,
   };
 }

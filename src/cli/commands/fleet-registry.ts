@@ -31,15 +31,16 @@ export async function registryFleetCommand(
   }
 }
 
-/** The registry's workers as a table: name, host, URL, executors, state, health, heartbeat age, task. */
+/** The registry's workers as a table: name, host, URL, executors, labels, state, health, heartbeat age, task. */
 export function formatRegistryTable(workers: readonly RegisteredWorker[], out: Output): string {
   if (workers.length === 0) return 'No workers registered.\n';
-  const header = ['NAME', 'HOST', 'URL', 'EXECUTORS', 'STATE', 'HEALTH', 'HEARTBEAT', 'TASK'];
+  const header = ['NAME', 'HOST', 'URL', 'EXECUTORS', 'LABELS', 'STATE', 'HEALTH', 'HEARTBEAT', 'TASK'];
   const rows = workers.map((worker) => [
     worker.name,
     worker.host,
     worker.url,
     worker.executors.join(','),
+    worker.labels.join(',') || '—',
     worker.state,
     worker.health,
     `${Math.round(worker.heartbeat_age_seconds)} s ago`,

@@ -43,6 +43,7 @@ export function registerTaskCommand(program: Command, wrap: WrapAction, out: Out
       .option('--model <name>', "the model for this task (default: the worker's)")
       .option('--timeout <seconds>', 'the worker stops the task after this long', seconds)
       .option('--wait [seconds]', 'when every worker is busy, wait for one (default 300 s) instead of failing', seconds)
+      .option('--label <name>', 'fleet mode: only a worker with this label takes the task (repeatable)', repeat)
       .option('--json', 'print the final task as JSON')
       .option('--root <dir>', 'the data root, where sessions are remembered (default: $AGENCY_ROOT, else ~/.agency)'),
   ).action(

@@ -1,5 +1,7 @@
 // `agency task` in fleet mode (AGENCY_DATABASE_URL set): the task goes through the fleet's queue to whichever idle
 // worker takes it; `--continue` and `--end` go to the worker that holds the session, by the registry.
+import type { Pool } from 'pg';
+import { canonicalLabels, hasLabels } from '../../config/labels.ts';
 import { AgencyError } from '../../core/errors.ts';
 import type { WorkerTask } from '../../fleet/api/worker-schemas.ts';
 import { readSessions, rememberSession, sessionsFile } from '../../fleet/directors/cli/sessions.ts';
@@ -48,8 +50,11 @@ export async function queueTaskCommand(
         ...(options.model ? { model: options.model } : {}),
         ...(options.timeout ? { timeout_seconds: options.timeout } : {}),
         ...(session ? { session_id: session } : {}),
+        ...(options.label?.length ? { labels: options.label } : {}),
       });
       err.write(`${task.task_id} queued on ${task.worker.url.slice('queue:'.length)}\n`);
+      const unmatched = await noWorkerFor(db.pool, fleet.executor, options.label ?? []);
+      if (unmatched) err.write(`${paint(err, 'yellow', unmatched)}\n`);
     }
     const stop = stopOnSignals(
       err,
@@ -88,6 +93,20 @@ function report(
   if (options.json) out.write(`${JSON.stringify({ worker: where, task })}\n`);
   else if (task.output) out.write(task.output.endsWith('\n') ? task.output : `${task.output}\n`);
   return exitCodeForTask(task);
+}
+
+// A warning when no live worker in the registry runs `executor` with every one of `labels`: the task stays queued
+// until one starts (or Ctrl-C cancels it).
+async function noWorkerFor(pool: Pool, executor: string, labels: readonly string[]): Promise<string | undefined> {
+  const { listWorkers } = await import('../../fleet/queue/index.ts');
+  const workers = await listWorkers(pool);
+  const live = workers.filter((worker) => worker.health === 'healthy' || worker.health === 'late');
+  if (live.some((worker) => worker.executors.includes(executor) && hasLabels(worker.labels, labels))) return undefined;
+  const wanted = labels.length > 0 ? ` with the labels ${canonicalLabels(labels).join(', ')}` : '';
+  return (
+    `No live worker in the registry runs ${executor}${wanted}; the task stays queued until one starts ` +
+    '(Ctrl-C cancels it)'
+  );
 }
 
 // The session's last task the director remembers (`last`: the latest), with its queue.

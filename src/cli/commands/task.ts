@@ -1,3 +1,4 @@
+import { labelSchema, MAX_LABELS } from '../../config/labels.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { createCliDirector, type Dispatch } from '../../fleet/directors/cli/cli-director.ts';
 import type { WorkerTask } from '../../fleet/api/worker-schemas.ts';
@@ -18,6 +19,8 @@ export type TaskCommandOptions = FleetFlags & {
   timeout?: number;
   /** Seconds, or `true` for the default wait. */
   wait?: number | true;
+  /** Labels the worker must have (fleet mode). */
+  label?: string[];
   json?: boolean;
 };
 
@@ -41,6 +44,11 @@ export async function taskCommand(
     const { queueTaskCommand } = await import('./task-queue.ts');
     return queueTaskCommand(prompt, options, { fleet, root }, out, err);
   }
+  if (options.label?.length)
+    throw new AgencyError(
+      'invalid_argument',
+      '--label needs fleet mode (AGENCY_DATABASE_URL set): on one machine, pick the worker with --agent instead.',
+    );
   const director = createCliDirector({
     discovery: { ports, urls },
     agencyRoot: root,
@@ -126,6 +134,13 @@ function checkUsage(prompt: string | undefined, options: TaskCommandOptions): vo
   if (options.end && prompt !== undefined) throw usage('--end takes no prompt: it ends the session.');
   if (!options.end && (prompt === undefined || prompt.trim() === ''))
     throw usage('a prompt is needed: agency task "what to do" (or --end to end a session).');
+  for (const label of options.label ?? []) {
+    const parsed = labelSchema.safeParse(label);
+    if (!parsed.success) throw usage(`--label "${label}": ${parsed.error.issues[0]!.message}.`);
+  }
+  if ((options.label?.length ?? 0) > MAX_LABELS) throw usage(`--label: at most ${MAX_LABELS} labels.`);
+  if (options.label?.length && (options.continue || options.end || options.session))
+    throw usage("--label is for a new task: the session's worker takes the next prompt of a session.");
   if (options.agent && (options.continue || options.end))
     throw usage(
       `--agent cannot be combined with --${options.end ? 'end' : 'continue'}: the session's worker takes it.`,

@@ -46,6 +46,7 @@ export async function workerCommand(
   out.write(
     `agency worker ${config.name}: ${running.url}  (starting; executor ${config.executor}; data root ${root.root})\n`,
   );
+  if (running.fleetDatabase) out.write(`queue mode: fleet database ${running.fleetDatabase}\n`);
   if (running.newToken) out.write(`Token (shown once; kept in ${running.tokenFile}): ${running.newToken}\n`);
   else if (running.tokenFile) out.write(`Token: in ${running.tokenFile}\n`);
   // Installed before the executor's check, so a signal during start-up also stops the worker cleanly.

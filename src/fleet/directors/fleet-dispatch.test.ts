@@ -9,6 +9,16 @@ describe('createFleetDispatch', () => {
     await expect(dispatch.dispatch({ prompt: 'hi' })).rejects.toMatchObject({ code: 'no_worker' });
   });
 
+  it('refuses a task that requires labels on this machine, where workers have none to match', async () => {
+    const director = createFleetDispatch(local, {}, { file: '/srv/d/config.yaml', labels: ['gpu'] });
+    await expect(director.dispatch({ prompt: 'hi' })).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('requires the labels gpu, which only fleet mode matches; set database:'),
+    });
+    const entry = createFleetDispatch(local, {});
+    await expect(entry.dispatch({ prompt: 'hi', labels: ['linux'] })).rejects.toThrow(/requires the labels linux/);
+  });
+
   it('refuses a malformed fleet variable at once, naming it', () => {
     expect(() =>
       createFleetDispatch(local, { AGENCY_DATABASE_URL: 'postgres://x@127.0.0.1/db', AGENCY_FLEET_EXECUTOR: 'x' }),
@@ -26,5 +36,25 @@ describe('createFleetDispatch', () => {
     );
     expect(failure?.message).toContain('127.0.0.1:9');
     expect(failure?.message).not.toContain('s3cret');
+  });
+
+  it("takes a config's database: without the variable, naming the file and key; the variable wins over it", async () => {
+    const file = '/srv/agency/directors/nightly/config.yaml';
+    const key = { database: 'postgres://x:s3cret@127.0.0.1:9/fromconfig', file, labels: ['gpu'] };
+    const fromConfig = await createFleetDispatch(local, {}, key)
+      .dispatch({ prompt: 'hi' })
+      .catch((error: unknown) => error as Error);
+    expect(fromConfig).toMatchObject({
+      code: 'network_failed',
+      message: expect.stringContaining(`127.0.0.1:9/fromconfig (${file}: database) cannot be reached`),
+    });
+    expect((fromConfig as Error).message).not.toContain('s3cret');
+    const fromEnv = await createFleetDispatch(local, { AGENCY_DATABASE_URL: 'postgres://x@127.0.0.1:9/fromenv' }, key)
+      .dispatch({ prompt: 'hi' })
+      .catch((error: unknown) => error as Error);
+    expect((fromEnv as Error).message).toContain('127.0.0.1:9/fromenv (AGENCY_DATABASE_URL) cannot be reached');
+    expect(() => createFleetDispatch(local, {}, { database: 'http://db/x', file })).toThrow(
+      `${file}: database: must be a postgres:// URL`,
+    );
   });
 });

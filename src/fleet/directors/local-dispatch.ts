@@ -36,7 +36,15 @@ export function createLocalDispatch({
 }: LocalDispatchOptions): TaskDispatch {
   const call = (signal?: AbortSignal) => (signal ? { signal } : {});
   return {
-    async dispatch({ prefer, waitMs = 0, ...request }, { signal, onWait: onThisWait } = {}) {
+    async dispatch({ prefer, waitMs = 0, labels = [], ...request }, { signal, onWait: onThisWait } = {}) {
+      // Discovered workers do not report labels: a task that requires some is refused, not sent to any worker.
+      if (labels.length > 0)
+        throw new AgencyError(
+          'invalid_config',
+          `the task requires the labels ${labels.join(', ')}, which only fleet mode matches; set database: in the ` +
+            "director's config (or AGENCY_DATABASE_URL), or remove the labels",
+          { details: { field: 'labels' } },
+        );
       const { component, answer } = await placeTask({
         candidates: async () => preferring(await candidates(), prefer),
         send: (client) => client.submit(request, call(signal)),

@@ -18,6 +18,11 @@ export type DispatchRequest = WorkerTaskRequest & {
   prefer?: string;
   /** How long to wait for an idle worker before failing with `agent_busy` or `no_worker`. @default 0 */
   waitMs?: number;
+  /**
+   * Labels the worker must have (queue mode): only a worker whose `labels:` hold all of them takes the task. The
+   * one-machine dispatch refuses a task with labels (`invalid_config`): discovered workers report none.
+   */
+  labels?: readonly string[];
 };
 
 /** How a handed-out task ended, as the director sees it. */

@@ -1,6 +1,6 @@
 // The fleet across hosts: PostgreSQL as the source of truth, pg-boss (v12) as the job queue. Loaded only when a
-// database URL is configured (`AGENCY_DATABASE_URL`, or `database:` in a worker's config); nothing here is imported
-// by the one-machine fleet.
+// database URL is configured (`AGENCY_DATABASE_URL`, or `database:` in a worker's or a director's config, the variable
+// winning); nothing here is imported by the one-machine fleet.
 //
 // Public shape (kept stable):
 //
@@ -9,12 +9,14 @@
 //   starting at once do not race, then pg-boss's own (schema `pgboss`) and creates the queues. `close()` stops
 //   pg-boss and ends the pool.
 // - `createQueueDispatch(options)` → `TaskDispatch` (src/fleet/directors/task-dispatch.ts): `dispatch` inserts the
-//   task's row and sends a pg-boss job (queue `agency-tasks-<executor>`, singletonKey = task id), `settle` follows the
+//   task's row and sends a pg-boss job (queue `agency-tasks-<executor>`, or `agency-tasks-<executor>/<label>/…` for a
+//   task requiring labels, created on the first send; singletonKey = task id), `settle` follows the
 //   row (LISTEN `agency_tasks`, with a poll fallback), `continue`/`end`/`cancel` go to the worker that holds the task
 //   (its URL from the registry), or fail with `worker_lost` when that worker is gone.
-// - Workers: `agency worker` switches to queue mode when `AGENCY_DATABASE_URL` is in its environment: it registers in
-//   `agency.workers`, heartbeats, takes jobs from its executor's queue when idle, and writes every state change of
-//   the task (fenced by epoch) to `agency.tasks` and `agency.task_history`.
+// - Workers: `agency worker` switches to queue mode when `AGENCY_DATABASE_URL` is in its environment (or `database:`
+//   in its config): it registers in `agency.workers` with its labels, heartbeats, takes jobs when idle from every
+//   queue of its executor whose labels it has (the list read again every 5 s), and writes every state change of the
+//   task (fenced by epoch) to `agency.tasks` and `agency.task_history`.
 //
 // Tables (schema `agency`), readable by SQL:
 // - `agency.workers(name, url, host, executors text[], labels text[], state, current_task, heartbeat_seconds,

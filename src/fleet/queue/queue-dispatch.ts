@@ -7,7 +7,7 @@ import { findPlaced } from '../directors/placement.ts';
 import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../directors/task-dispatch.ts';
 import { createWorkerClient, type WorkerClient } from '../worker-client.ts';
 import { newWorkerTaskId } from '../worker/worker.ts';
-import { type FleetDatabase, taskQueueName } from './database.ts';
+import type { FleetDatabase } from './database.ts';
 import { type TaskJob, taskJobSchema } from './job.ts';
 import { findWorker } from './registry.ts';
 import { cancelQueuedTask, insertTask, readTask, sessionTask, type TaskRow } from './task-rows.ts';
@@ -19,6 +19,8 @@ export type QueueDispatchOptions = {
   db: FleetDatabase;
   /** The executor kind whose queue tasks go to. @default 'builtin' */
   executor?: ExecutorKind;
+  /** Labels every task requires of its worker, besides a request's own `labels`. @default [] */
+  labels?: readonly string[];
   /**
    * Run a task again on another worker when its worker is lost mid-run (for idempotent tasks); otherwise it ends
    * `failed` with `worker_lost`. @default false
@@ -53,6 +55,7 @@ export type QueueDispatch = TaskDispatch & { close(): Promise<void> };
 export function createQueueDispatch({
   db,
   executor = 'builtin',
+  labels: required = [],
   rerunOnLoss = false,
   pollMs = 1_000,
   clientFor = (url) => createWorkerClient(url),
@@ -60,11 +63,10 @@ export function createQueueDispatch({
   takeGraceMs = 10_000,
 }: QueueDispatchOptions): QueueDispatch {
   const watch = createTaskWatch(db.pool, { pollMs });
-  const queue = taskQueueName(executor);
   const holder = async (task: DispatchedTask) => clientFor(await holderUrl(db, task.task_id));
   const call = (signal?: AbortSignal) => (signal ? { signal } : {});
   return {
-    async dispatch({ prefer: _prefer, waitMs = 0, ...request }, { signal } = {}) {
+    async dispatch({ prefer: _prefer, waitMs = 0, labels = [], ...request }, { signal } = {}) {
       const job: TaskJob = taskJobSchema.parse({
         task_id: newWorkerTaskId(),
         executor,
@@ -78,6 +80,8 @@ export function createQueueDispatch({
         sessionId: job.request.session_id,
         rerunOnLoss,
       });
+      // One queue per executor and label set, created on the first send; a worker works each whose labels it has.
+      const queue = await db.taskQueue(executor, [...required, ...labels]);
       await db.boss.send(queue, job, { singletonKey: job.task_id });
       const queued = {
         worker: { name: 'queue', url: `queue:${queue}` },

@@ -7,8 +7,9 @@ import { errorMessage } from '../../core/errors.ts';
 import type { HistoryListener, LineListener } from '../worker/history-tap.ts';
 import type { LifecycleLog } from '../worker/lifecycle-log.ts';
 import type { Worker } from '../worker/worker.ts';
-import { type FleetDatabase, openFleetDatabase, taskQueueName } from './database.ts';
+import { type FleetDatabase, openFleetDatabase } from './database.ts';
 import { jobProblem, type TaskJob } from './job.ts';
+import { workLabelQueues } from './label-queues.ts';
 import { heartbeat, markStopped, registerWorker } from './registry.ts';
 import { createTaskMirror, type TaskMirror } from './task-mirror.ts';
 import { heldTasks, insertTask, takeTask, writeTask } from './task-rows.ts';
@@ -19,6 +20,8 @@ export type QueueWorkerOptions = {
   url: string;
   name: string;
   executor: string;
+  /** The worker's labels: it takes tasks whose labels are all among these. @default [] */
+  labels?: readonly string[];
   worker: Worker;
   lifecycle: LifecycleLog;
   /** Where the worker's saved records go (the history store's tap). */
@@ -26,6 +29,8 @@ export type QueueWorkerOptions = {
   /** Where the lines of executors' events go as they happen (the worker's line tap). */
   listenLines?: (listener: LineListener) => void;
   databaseUrl: string;
+  /** Where the URL came from, as errors name it. @default 'AGENCY_DATABASE_URL' */
+  databaseSource?: string;
   /** Between registry heartbeats. @default 10 */
   heartbeatSeconds?: number;
   /** The lease of a taken task, at least 10 s. @default 10 */
@@ -40,12 +45,13 @@ export type QueueWorker = {
   stop(): Promise<void>;
 };
 
-/** Registers the worker, starts its heartbeat and takes jobs from its executor's queue. */
+/** Registers the worker, starts its heartbeat and takes jobs from its executor's queues its labels match. */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
   const { name, worker, lifecycle } = options;
   const heartbeatSeconds = options.heartbeatSeconds ?? 10;
   const db = openFleetDatabase(options.databaseUrl, {
     ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+    ...(options.databaseSource ? { source: options.databaseSource } : {}),
     onError: (message) => lifecycle.warn(`fleet database: ${message}`),
   });
   await db.migrate();
@@ -60,7 +66,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   });
   options.listen((record) => mirror.save(record));
   options.listenLines?.((taskId, line) => void mirror.append(taskId, line));
-  await registerWorker(db.pool, { name, url: options.url, executors: [options.executor], heartbeatSeconds });
+  const labels = [...(options.labels ?? [])];
+  await registerWorker(db.pool, { name, url: options.url, executors: [options.executor], labels, heartbeatSeconds });
   // A restarted worker still holds its idle sessions (from its history): their next turns are mirrored as before.
   for (const { id, epoch, lines, events } of await heldTasks(db.pool, name, 'idle'))
     mirror.hold(id, epoch, { sentLines: lines, events });
@@ -75,26 +82,21 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     );
   }, heartbeatSeconds * 1_000);
   beat.unref();
-  const queue = taskQueueName(options.executor);
-  // After a job, the worker asks for the next one at once instead of waiting out the poll.
-  let workerId = '';
-  workerId = await db.boss.work<unknown>(
-    queue,
-    { batchSize: 1, perJobResults: true, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-    async (jobs) => {
-      const results = await Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job)));
-      setImmediate(() => db.boss.notifyWorker(workerId));
-      return results;
-    },
-  );
-  lifecycle.info(`queue mode: taking tasks from ${queue}`);
+  const queues = await workLabelQueues({
+    boss: db.boss,
+    executor: options.executor,
+    labels,
+    handle: (jobs) => Promise.all(jobs.map((job) => runJob({ ...options, db, mirror }, job))),
+    onQueue: (queue) => lifecycle.info(`queue mode: taking tasks from ${queue}`),
+    onError: (message) => lifecycle.warn(`fleet queues: ${message}`),
+  });
   let stopping: Promise<void> | undefined;
   return {
     db,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(beat);
-        await db.boss.offWork(queue).catch(() => undefined);
+        await queues.stop();
         await markStopped(db.pool, name).catch(() => undefined);
         await db.close();
       })()),

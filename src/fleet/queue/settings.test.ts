@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fleetSettingsFrom } from './settings.ts';
+import { databaseBanner, fleetSettingsFrom } from './settings.ts';
 
 const url = 'postgres://agency@127.0.0.1:5432/postgres';
 
@@ -9,6 +9,7 @@ describe('fleetSettingsFrom', () => {
     expect(fleetSettingsFrom({ AGENCY_DATABASE_URL: '' })).toBeUndefined();
     expect(fleetSettingsFrom({ AGENCY_DATABASE_URL: url })).toEqual({
       databaseUrl: url,
+      databaseSource: 'AGENCY_DATABASE_URL',
       executor: 'builtin',
       rerunOnLoss: false,
       heartbeatSeconds: 10,
@@ -20,7 +21,13 @@ describe('fleetSettingsFrom', () => {
         AGENCY_FLEET_RERUN_ON_LOSS: '1',
         AGENCY_FLEET_HEARTBEAT_SECONDS: '3',
       }),
-    ).toEqual({ databaseUrl: url, executor: 'claude', rerunOnLoss: true, heartbeatSeconds: 3 });
+    ).toEqual({
+      databaseUrl: url,
+      databaseSource: 'AGENCY_DATABASE_URL',
+      executor: 'claude',
+      rerunOnLoss: true,
+      heartbeatSeconds: 3,
+    });
   });
 
   it.each([
@@ -49,4 +56,31 @@ describe('fleetSettingsFrom', () => {
       );
     },
   );
+
+  it("takes a config's database: when the variable is not set, and the variable over it when it is", () => {
+    const other = 'postgres://agency@10.0.0.9:6543/fleet';
+    const config = { database: other, file: '/srv/agency/agents/w1/config.yaml' };
+    const fromConfig = fleetSettingsFrom({}, config);
+    expect(fromConfig).toMatchObject({ databaseUrl: other, databaseSource: `${config.file}: database` });
+    expect(fromConfig?.overridesConfig).toBeUndefined();
+    expect(databaseBanner(fromConfig!)).toBe(`10.0.0.9:6543/fleet (${config.file}: database)`);
+    const fromEnv = fleetSettingsFrom({ AGENCY_DATABASE_URL: url }, config);
+    expect(fromEnv).toMatchObject({ databaseUrl: url, databaseSource: 'AGENCY_DATABASE_URL', overridesConfig: true });
+    expect(databaseBanner(fromEnv!)).toBe("127.0.0.1:5432/postgres (AGENCY_DATABASE_URL, over the config's database:)");
+    expect(fleetSettingsFrom({}, { file: config.file })).toBeUndefined();
+  });
+
+  it('names the config file and key, not the variable, when the URL came from the config', () => {
+    const file = '/srv/agency/agents/w1/config.yaml';
+    expect(() => fleetSettingsFrom({}, { database: 'mysql://a@h/db', file })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_config',
+        message: `${file}: database: must be a postgres:// URL (postgres://user:password@host:5432/database)`,
+        details: { field: 'database' },
+      }),
+    );
+    expect(() => fleetSettingsFrom({ AGENCY_FLEET_EXECUTOR: 'bash' }, { database: url, file })).toThrow(
+      /AGENCY_FLEET_EXECUTOR: must be one of/,
+    );
+  });
 });

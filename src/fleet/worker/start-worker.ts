@@ -14,7 +14,7 @@ import { rollingFile } from '../../obs/rolling-file.ts';
 import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
 import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
-import { fleetSettingsFrom } from '../queue/settings.ts';
+import { databaseBanner, fleetSettingsFrom } from '../queue/settings.ts';
 import { createHistoryStore } from './history-store.ts';
 import { lineTap, tappedHistory } from './history-tap.ts';
 import { readInstructions } from './instructions.ts';
@@ -60,6 +60,8 @@ export type RunningWorker = {
   newToken: string | undefined;
   /** Where the token is kept, when the worker needs one and it is not from `AGENCY_TOKEN`. */
   tokenFile: string | undefined;
+  /** In queue mode, the fleet database and the setting that named it (never its credentials); else undefined. */
+  fleetDatabase: string | undefined;
   /** Resolves when the executor passed its check and tasks are taken; rejects when start-up failed. */
   ready: Promise<{ executorVersion: string }>;
   /** Resolves once a shutdown (`POST /shutdown` or {@link RunningWorker.stop}) drained and the port is closed. */
@@ -112,7 +114,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
   lifecycle.info(`listening on ${url}; starting (executor ${config.executor})`);
   const ready = becomeReady(instance, options).then(async (version) => {
-    await joinFleet(instance, { url, name: config.name, executor: config.executor });
+    await joinFleet(instance, { url, name: config.name, executor: config.executor, labels: config.labels });
     executorVersion = version;
     return { executorVersion: version };
   });
@@ -122,6 +124,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     worker,
     newToken: token?.generated ? token.token : undefined,
     tokenFile: token?.file,
+    fleetDatabase: instance.fleet.settings ? databaseBanner(instance.fleet.settings) : undefined,
     ready,
     closed: closing.closed,
     stop: (drainMs = 0) => closing.close(worker.shutdown({ drainMs, force: true })),
@@ -174,10 +177,10 @@ async function openInstance(options: StartWorkerOptions) {
     instructions: await readInstructions(config.executor),
     now,
   });
-  // Queue mode (AGENCY_DATABASE_URL), its settings checked now: started once the executor is ready, stopped when a
-  // shutdown begins.
+  // Queue mode (AGENCY_DATABASE_URL, else the config's `database:`), its settings checked now: started once the
+  // executor is ready, stopped when a shutdown begins.
   const fleet: { settings: ReturnType<typeof fleetSettingsFrom>; stop?: () => Promise<void> } = {
-    settings: fleetSettingsFrom(env),
+    settings: fleetSettingsFrom(env, config),
   };
   return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, listenLines: lines.listen, fleet };
 }
@@ -232,14 +235,19 @@ async function becomeReady(
   return check.version;
 }
 
-// With AGENCY_DATABASE_URL set, the worker registers in the fleet's database and takes tasks from its queue
-// (src/fleet/queue/, loaded only then).
-async function joinFleet(instance: Instance, where: { url: string; name: string; executor: string }): Promise<void> {
+// With AGENCY_DATABASE_URL (or `database:`) set, the worker registers in the fleet's database and takes tasks from
+// the queues its labels match (src/fleet/queue/, loaded only then).
+async function joinFleet(
+  instance: Instance,
+  where: { url: string; name: string; executor: string; labels: string[] },
+): Promise<void> {
   const { settings } = instance.fleet;
   if (!settings) return;
+  instance.lifecycle.info(`queue mode: fleet database ${databaseBanner(settings)}`);
   const { startQueueWorker } = await import('../queue/queue-worker.ts');
   const queue = await startQueueWorker({
     ...where,
+    databaseSource: settings.databaseSource,
     worker: instance.worker,
     lifecycle: instance.lifecycle,
     listen: instance.listen,

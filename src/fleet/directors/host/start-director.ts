@@ -21,6 +21,7 @@ import { createLifecycleLog, type LifecycleLog } from '../../worker/lifecycle-lo
 import { listen, shutDownServer } from '../../worker/start-worker.ts';
 import type { Director, DirectorContext, DirectorKind } from '../director.ts';
 import { loadDirectorKind } from '../kinds.ts';
+import { databaseBanner, fleetSettingsFrom } from '../../queue/settings.ts';
 import { createFleetDispatch } from '../fleet-dispatch.ts';
 import { createWorkspaceLocks } from '../workspace-lock.ts';
 import { agentsOf, taskRunningOn } from './director-agents.ts';
@@ -127,7 +128,10 @@ async function directorParts({
   const clientFor = (url: string): WorkerClient =>
     createWorkerClient(url, workerToken && named.has(new URL(url).origin) ? { token: workerToken } : {});
   const discovery = discoveryOf(config, timers, clientFor);
-  const dispatch = createFleetDispatch({ candidates: () => discovery.refresh(), clientFor, timers });
+  const key = { database: config.database, file: join(dir, 'config.yaml'), labels: config.labels };
+  const dispatch = createFleetDispatch({ candidates: () => discovery.refresh(), clientFor, timers }, process.env, key);
+  const fleet = fleetSettingsFrom(process.env, key);
+  if (fleet) lifecycle.info(`queue mode: fleet database ${databaseBanner(fleet)}`);
   const locks = createWorkspaceLocks({
     dir: join(root.root, 'locks'),
     director: config.name,

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,18 @@ const message = (promise: Promise<unknown>) =>
   );
 
 describe('the manager director config', () => {
+  it('reads database: and labels: for its delegations, and refuses a password others may read', async () => {
+    const base = 'type: manager\nname: boss\nport: 9100\nmodel: anthropic:claude-sonnet-4-5\n';
+    const config = await loadManagerConfig(await file(`${base}database: postgres://db/fleet\nlabels: [gpu]\n`));
+    expect(config.manager).toMatchObject({ database: 'postgres://db/fleet', labels: ['gpu'] });
+    expect(config.worker.labels).toEqual([]);
+    const loose = await file(`${base}database: postgres://u:pw@db/fleet\n`);
+    await chmod(loose, 0o644);
+    expect(await message(loadManagerConfig(loose))).toContain(
+      'database: the URL holds a password and the file is readable by others (mode 0644)',
+    );
+  });
+
   it('resolves into the daemon that hosts it (executor manager) and the manager settings', async () => {
     const config = await loadManagerConfig(
       await file(

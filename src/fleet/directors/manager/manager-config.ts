@@ -1,6 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { directorConfigBaseSchema, type DirectorConfigBase } from '../../../config/director-config.ts';
+import { checkDatabaseSecret } from '../../../config/database-key.ts';
 import { durationSchema } from '../../../config/duration.ts';
 import {
   absolutePathSchema,
@@ -75,6 +76,10 @@ export type ManagerSettings = {
   file: string;
   name: string;
   discovery: DirectorConfigBase['discovery'];
+  /** `database:`: the fleet's PostgreSQL, where delegations are queued (`AGENCY_DATABASE_URL` wins). */
+  database: string | undefined;
+  /** Labels every delegated task requires of its worker (queue mode). */
+  labels: string[];
   approvals: 'file' | 'auto';
   policy: 'default' | 'strict' | 'permissive' | undefined;
   operatorConfig: string | undefined;
@@ -101,6 +106,7 @@ export async function loadManagerConfig(file: string): Promise<ManagerConfig> {
     managerConfigFileSchema,
     'Create it with at least a type, a name, a port and a model, e.g.\n  type: manager\n  name: manager\n  port: 9100\n  model: anthropic:claude-sonnet-4-5\n(docs/directors.md)',
   );
+  await checkDatabaseSecret(absolute, raw.database);
   return resolveManagerConfig(raw, absolute);
 }
 
@@ -126,10 +132,13 @@ export function resolveManagerConfig(raw: z.output<typeof managerConfigFileSchem
       env: raw.env,
       logLevel: raw.log_level,
       historyLimit: raw.history_limit,
+      labels: [],
     },
     manager: {
       file,
       name: raw.name,
+      database: raw.database,
+      labels: raw.labels,
       discovery: raw.discovery,
       approvals: raw.approvals,
       policy: raw.policy,

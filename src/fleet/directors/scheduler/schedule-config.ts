@@ -4,6 +4,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { directorConfigSchema } from '../../../config/director-config.ts';
 import { durationSchema } from '../../../config/duration.ts';
+import { labelsSchema } from '../../../config/labels.ts';
 
 /** A valid IANA time zone, e.g. `Europe/Berlin` or `UTC`. */
 export const timezoneSchema = z.string().refine(
@@ -56,6 +57,8 @@ export const scheduleEntrySchema = z
     timeout: durationSchema({ min: 1000, max: 86_400_000 }).optional(),
     /** The time zone of this entry's cron expression, instead of the schedule's. */
     timezone: timezoneSchema.optional(),
+    /** Labels this entry's worker must have, besides the director's `labels:` (queue mode). */
+    labels: labelsSchema.optional(),
   })
   .strict();
 

@@ -143,6 +143,7 @@ async function dispatchRun(
       waitMs,
       ...(run.model ? { model: run.model } : {}),
       ...(run.timeout_ms ? { timeout_seconds: Math.ceil(run.timeout_ms / 1000) } : {}),
+      ...(run.labels?.length ? { labels: run.labels } : {}),
     },
     {
       signal: context.signal,

@@ -15,6 +15,8 @@ export const scheduledRunSchema = z
     workdir: z.string(),
     model: z.string().nullable(),
     timeout_ms: z.number().int().positive().nullable(),
+    /** Labels its worker must have besides the director's (queue mode). */
+    labels: z.array(z.string()).optional(),
     /** Waiting behind its entry's previous run (`overlap: queue`). */
     queued: z.boolean(),
     /** The task on a worker, once handed out. */

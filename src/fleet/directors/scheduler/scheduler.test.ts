@@ -334,6 +334,22 @@ describe('the scheduler, with an injected clock', () => {
   });
 });
 
+describe("the scheduler's labels", () => {
+  it("asks each run's worker for its entry's labels; the director's own are the dispatch's to add", async () => {
+    const start = Date.parse('2026-11-25T00:00:00Z') - 1;
+    const cfg = config({
+      labels: ['linux'],
+      schedule: [entry('on-gpu', '0 * * * *', { labels: ['gpu', 'cuda', 'gpu'] }), entry('anywhere', '0 * * * *')],
+    });
+    const run = harness(cfg, { start });
+    await run.timers.advance(1);
+    const asked = Object.fromEntries(run.dispatched.map((request) => [request.prompt, request.labels]));
+    expect(asked).toEqual({ 'do on-gpu': ['cuda', 'gpu'], 'do anywhere': undefined });
+    expect(cfg.labels).toEqual(['linux']);
+    await run.stop();
+  });
+});
+
 describe('the scheduler config', () => {
   it.each([
     [{ schedule: [entry('a', '0 2 * *')] }, 'schedule.0.cron', 'must have 5 fields'],
@@ -345,6 +361,8 @@ describe('the scheduler config', () => {
     [{ schedule: [entry('a', '* * * * *', { workdir: 'relative' })] }, 'schedule.0.workdir', 'absolute'],
     [{ schedule: [entry('a', '* * * * *', { extra: 1 })] }, 'schedule.0', 'extra'],
     [{ overlap: 'stack' }, 'overlap', 'skip or queue'],
+    [{ schedule: [entry('a', '* * * * *', { labels: ['GPU'] })] }, 'schedule.0.labels.0', 'must be a label'],
+    [{ labels: 'gpu' }, 'labels', 'must be a list of labels'],
   ])('refuses %j at %s', (fields, path, message) => {
     const parsed = schedulerConfigSchema.safeParse({ type: 'scheduler', name: 'sched', ...fields });
     expect(parsed.success).toBe(false);

@@ -165,6 +165,7 @@ function runOf(entry: ScheduleEntry, slot: number, now: number, queued: boolean)
     workdir: entry.workdir,
     model: entry.model ?? null,
     timeout_ms: entry.timeout ?? null,
+    ...(entry.labels?.length ? { labels: entry.labels } : {}),
     queued,
     task: null,
     placing: null,

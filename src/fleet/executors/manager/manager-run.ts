@@ -47,10 +47,11 @@ export function delegationContextOf(
       clientFor,
     }).refresh();
   // Delegations go to agents only: never to a director, this manager among them.
-  const dispatch = createFleetDispatch({
-    candidates: async () => (await discover()).filter(isTaskableAgent),
-    clientFor,
-  });
+  const dispatch = createFleetDispatch(
+    { candidates: async () => (await discover()).filter(isTaskableAgent), clientFor },
+    process.env,
+    { database: settings.database, file: settings.file, labels: settings.labels },
+  );
   return {
     ledger: createDelegationLedger(root),
     discover,

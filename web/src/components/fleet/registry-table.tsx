@@ -3,9 +3,9 @@ import { REGISTRY_HEALTH_TONES } from '../../lib/fleet.ts';
 import { Badge } from '../badge.tsx';
 
 /**
- * The workers of the fleet's PostgreSQL registry (a server started with AGENCY_DATABASE_URL): host, executors, state,
- * heartbeat health in words and colour, and current task (a click opens its timeline); the last read's error while
- * the database cannot be reached.
+ * The workers of the fleet's PostgreSQL registry (a server started with AGENCY_DATABASE_URL): host, executors,
+ * labels, state, heartbeat health in words and colour, and current task (a click opens its timeline); the last read's
+ * error while the database cannot be reached.
  */
 export function RegistryTable({
   registry,
@@ -39,6 +39,7 @@ export function RegistryTable({
               <th>Name</th>
               <th>Host</th>
               <th>Executors</th>
+              <th>Labels</th>
               <th>State</th>
               <th>Health</th>
               <th>Heartbeat</th>
@@ -51,6 +52,7 @@ export function RegistryTable({
                 <td>{worker.name}</td>
                 <td class="mono small">{worker.host}</td>
                 <td>{worker.executors.join(', ')}</td>
+                <td class="mono small">{worker.labels.join(', ') || '—'}</td>
                 <td>{worker.state}</td>
                 <td>
                   <Badge tone={REGISTRY_HEALTH_TONES[worker.health]}>{worker.health}</Badge>
