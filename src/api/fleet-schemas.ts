@@ -2,6 +2,7 @@
 // worker on a client's behalf. Plain zod, built on the worker's wire contract (src/fleet/api/worker-schemas.ts), so
 // the client and the dashboard type their calls from it.
 import { z } from 'zod';
+import { labelSchema, MAX_LABELS } from '../config/labels.ts';
 import {
   COMPONENT_STATES,
   historyRecordSchema,
@@ -128,6 +129,11 @@ export const fleetTaskCreatedSchema = z
   })
   .strict();
 
+/** `POST /agent/fleet/tasks`: a task for the fleet's queue, with the labels a worker must have to take it. */
+export const fleetQueueRequestSchema = fleetTaskRequestSchema
+  .extend({ labels: z.array(labelSchema).max(MAX_LABELS, `must be at most ${MAX_LABELS} labels`).optional() })
+  .strict();
+
 /** `POST /agent/fleet/tasks` → 202: the task is in the fleet's queue; the first idle worker that matches takes it. */
 export const fleetTaskQueuedSchema = z
   .object({ task_id: workerTaskIdSchema, session_id: sessionIdSchema, state: z.literal('queued') })
@@ -179,6 +185,8 @@ export type FleetRegistryView = z.infer<typeof fleetRegistrySchema>;
 export type ComponentDetail = z.infer<typeof componentDetailSchema>;
 /** A task for a worker. */
 export type FleetTaskRequest = z.infer<typeof fleetTaskRequestSchema>;
+/** A task for the fleet's queue. */
+export type FleetQueueRequest = z.infer<typeof fleetQueueRequestSchema>;
 /** A task in the fleet's queue. */
 export type FleetTaskQueued = z.infer<typeof fleetTaskQueuedSchema>;
 /** A task a worker took. */

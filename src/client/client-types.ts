@@ -17,6 +17,7 @@ import type {
   FleetTaskAction,
   FleetTaskCreated,
   FleetTaskRequest,
+  FleetQueueRequest,
   FleetTaskQueued,
   FleetTaskSummary,
   FleetView,
@@ -129,7 +130,7 @@ export type FleetClient = {
    * `POST /agent/fleet/tasks`: queues a task in the fleet's database (AGENCY_DATABASE_URL) for the first idle worker
    * whose executor matches, on any host; follow it with {@link FleetClient.taskEvents}.
    */
-  enqueue(request: FleetTaskRequest, options?: CallOptions): Promise<FleetTaskQueued>;
+  enqueue(request: FleetQueueRequest, options?: CallOptions): Promise<FleetTaskQueued>;
   /**
    * `POST /agent/fleet/tasks/{id}/cancel|continue|end`: a queued fleet task, through the server to the worker holding
    * it (a task still queued is withdrawn); `continue` needs `prompt`.

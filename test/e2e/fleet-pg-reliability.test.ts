@@ -72,11 +72,20 @@ describe('the fleet on PostgreSQL, under faults', () => {
     const retaken = killed.filter((id) => (rows.get(id)?.epoch ?? 0) > 1);
     expect(retaken.length).toBeGreaterThan(0);
     expect(new Set(ids.map((id) => rows.get(id)?.worker))).toEqual(new Set(['w1', 'w2', 'w3']));
-    const { rows: jobs } = await fleet.db.pool.query<{ state: string; count: number }>(
-      'SELECT state, count(*)::int AS count FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2) GROUP BY state',
-      [taskQueueName('claude'), ids],
+    // Every job completes: one whose worker was killed after its task ended, before the job did, is completed by the
+    // next worker to take it once its lease lapses (without running the task again).
+    const jobStates = async () =>
+      (
+        await fleet.db.pool.query<{ state: string; count: number }>(
+          'SELECT state, count(*)::int AS count FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2) GROUP BY state',
+          [taskQueueName('claude'), ids],
+        )
+      ).rows;
+    await waitFor('every job completed', 90_000, async () =>
+      (await jobStates()).every(({ state }) => state === 'completed'),
     );
-    expect(jobs).toEqual([{ state: 'completed', count: SIZE.tasks }]);
+    expect(await jobStates()).toEqual([{ state: 'completed', count: SIZE.tasks }]);
+    expect(await runProblems(fleet.db.pool, ids, fleet.workers)).toEqual([]);
   }, 300_000);
 
   it('rejects and logs the writes of a worker paused past its lease, once another took the task over', async () => {

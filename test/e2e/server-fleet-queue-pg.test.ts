@@ -87,6 +87,17 @@ describe('tasks handed to the fleet through the server', () => {
     await reaches(running, 'cancelled');
   });
 
+  it('queues a task with labels for a worker that has them: none here has gpu, so it waits until withdrawn', async () => {
+    const queued = await call('/agent/fleet/tasks', { prompt: 'sleep 10', labels: ['gpu'] });
+    expect(queued.status).toBe(202);
+    const plain = await call('/agent/fleet/tasks', { prompt: 'sleep 10' });
+    await reaches(plain.body.task_id, 'idle');
+    expect(await stateOf(queued.body.task_id)).toBe('queued');
+    expect((await call(`/agent/fleet/tasks/${queued.body.task_id}/cancel`)).body.state).toBe('cancelled');
+    for (const labels of [['GPU'], ['a b'], 'gpu', Array.from({ length: 17 }, (_, n) => `l${n}`)])
+      expect((await call('/agent/fleet/tasks', { prompt: 'x', labels })).status).toBe(400);
+  });
+
   it('refuses a bad token, a body that is not a task, an id that is not one, and an unknown task', async () => {
     expect((await call('/agent/fleet/tasks', { prompt: 'x' }, 'wrong-token')).status).toBe(401);
     for (const body of [{}, { prompt: '' }, { prompt: 'x', env: { A: '1' } }, '{"prompt":', { prompt: 7 }]) {

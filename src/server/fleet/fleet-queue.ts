@@ -2,7 +2,7 @@
 // through the queue dispatch `agency task` and every director use, to the first idle worker whose executor matches,
 // on any host. Its next turn, its end and its cancel go to the worker that holds it, at that worker's URL in the
 // registry, with the token the server keeps for it; a task still queued is cancelled in the database.
-import type { FleetTaskRequest } from '../../api/fleet-schemas.ts';
+import type { FleetQueueRequest } from '../../api/fleet-schemas.ts';
 import type { DispatchedTask } from '../../fleet/directors/task-dispatch.ts';
 import type { FleetDatabase, FleetSettings, QueueDispatch } from '../../fleet/queue/index.ts';
 import type { WorkerClient } from '../../fleet/worker-client.ts';
@@ -17,7 +17,7 @@ export type FleetTaskAction = { task_id: string; state: string; message?: string
 /** The fleet's queue as the server uses it. */
 export type FleetQueue = {
   /** Queues the task; resolves once it is in the queue (not when a worker takes it). */
-  submit(request: FleetTaskRequest): Promise<DispatchedTask>;
+  submit(request: FleetQueueRequest): Promise<DispatchedTask>;
   act(taskId: string, verb: FleetTaskVerb, prompt?: string): Promise<FleetTaskAction>;
   close(): Promise<void>;
 };
@@ -55,7 +55,8 @@ export function createFleetQueue({ opened, settings, clientFor, databaseUrl }: F
     }
   };
   return {
-    submit: (request) => guard(async () => (await ready()).dispatch.dispatch(request)),
+    submit: ({ labels, ...request }) =>
+      guard(async () => (await ready()).dispatch.dispatch({ ...request, ...(labels ? { labels } : {}) })),
     act: (taskId, verb, prompt = '') =>
       guard(async () => {
         const { db } = await ready();

@@ -3,8 +3,8 @@ import {
   fleetTaskActionSchema,
   fleetTaskListSchema,
   fleetTaskQueuedSchema,
-  type FleetTaskRequest,
-  fleetTaskRequestSchema,
+  type FleetQueueRequest,
+  fleetQueueRequestSchema,
 } from '../../api/fleet-schemas.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { continueRequestSchema, workerTaskIdSchema } from '../../fleet/api/worker-schemas.ts';
@@ -66,13 +66,13 @@ export const fleetQueueSubmitRoute = ({ fleet }: ApiContext): Route => ({
     "Queues a task in the fleet's database (AGENCY_DATABASE_URL) for the first idle worker whose executor matches, " +
     'on any host; follow it with GET /agent/fleet/tasks/{id}/events',
   tag: 'fleet',
-  body: { schema: fleetTaskRequestSchema, contentType: 'application/json' },
+  body: { schema: fleetQueueRequestSchema, contentType: 'application/json' },
   responses: {
     202: { description: 'the task is queued', schema: fleetTaskQueuedSchema },
     ...errors(400, 401, 404, 413, 503),
   },
   handler: async (c, { body }) => {
-    const task = await queueOf(fleet).submit(body as FleetTaskRequest);
+    const task = await queueOf(fleet).submit(body as FleetQueueRequest);
     return c.json({ task_id: task.task_id, session_id: task.session_id, state: 'queued' as const }, 202);
   },
 });
