@@ -15,6 +15,7 @@ import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
 import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
 import { fleetSettingsFrom } from '../queue/settings.ts';
+import { sharedSessionsDir } from '../queue/shared-sessions.ts';
 import { createHistoryStore } from './history-store.ts';
 import { tappedHistory } from './history-tap.ts';
 import { readInstructions } from './instructions.ts';
@@ -174,8 +175,13 @@ async function openInstance(options: StartWorkerOptions) {
   });
   // Queue mode (AGENCY_DATABASE_URL), its settings checked now: started once the executor is ready, stopped when a
   // shutdown begins.
-  const fleet: { settings: ReturnType<typeof fleetSettingsFrom>; stop?: () => Promise<void> } = {
+  const fleet: {
+    settings: ReturnType<typeof fleetSettingsFrom>;
+    sharedSessions: string | undefined;
+    stop?: () => Promise<void>;
+  } = {
     settings: fleetSettingsFrom(env),
+    sharedSessions: await sharedSessionsDir(config.sharedSessions, { env, configFile: config.file }),
   };
   return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, fleet };
 }
@@ -243,6 +249,7 @@ async function joinFleet(instance: Instance, where: { url: string; name: string;
     listen: instance.listen,
     databaseUrl: settings.databaseUrl,
     heartbeatSeconds: settings.heartbeatSeconds,
+    sharedSessions: instance.fleet.sharedSessions,
     now: instance.now,
   });
   instance.fleet.stop = () => queue.stop();

@@ -24,6 +24,8 @@ export type LiveTask = {
   env: Record<string, string>;
   /** The directory `POST /task` named (its real path); undefined: the session directory. */
   workdir?: string | undefined;
+  /** Taken over from a lost worker: its next run may continue the lost one (see `ExecutorRequest.retake`). */
+  retake?: { epoch: number } | undefined;
   /** The current run of its executor, while there is one. */
   run?: { controller: AbortController; stop?: StopReason; text: string; done: Promise<void> } | undefined;
 };
@@ -104,6 +106,9 @@ async function runTurn(
     }
   };
   const workdir = task.workdir ?? join(config.sessionDir, record.session_id);
+  // Only the first run after the take continues the lost one; later turns are new runs.
+  const retake = task.retake;
+  task.retake = undefined;
   let result: ExecutorResult;
   let credentials: Awaited<ReturnType<CredentialBroker['credentialsFor']>> | undefined;
   try {
@@ -128,6 +133,7 @@ async function runTurn(
           taskId: record.task_id,
           sessionId: record.session_id,
           resume,
+          retake,
           prompt,
           model: task.model,
           workdir,
