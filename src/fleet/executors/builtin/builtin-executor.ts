@@ -50,8 +50,8 @@ const exec = promisify(execFile);
 /**
  * The built-in executor: agency's own governed runner, `node bin/agency.js run <session dir>/turn-<n> --model M
  * --approvals file|auto --sandbox bwrap`, as a child process in its own process group; a task taken over from a lost
- * worker (`retake`) is `agency resume`d from its journal in a copy of the turn's root (`turn-<n>.e<epoch>/`). Its events come from the
- * run's journal. It runs outside the executors' bwrap sandbox: the runner's file tools are confined to its task root,
+ * worker (`retake`) is `agency resume`d from its journal in a copy of the turn's root (`turn-<n>.e<epoch>/`). Its
+ * events come from the run's journal. It runs outside the executors' bwrap sandbox: the runner's file tools are confined to its task root,
  * its network tools to the operator's allowlist, and the commands a model asks for run in bwrap — which could not
  * start inside another bwrap (docs/fleet.md, "Executors"). It refuses to start a task when that bwrap does not work.
  *
