@@ -22,7 +22,10 @@ export type LiveTask = {
   timeoutMs: number;
   /** The task's own `env`; kept in memory only, never written to history. */
   env: Record<string, string>;
-  /** The directory `POST /task` named (its real path); undefined: the session directory. */
+  /**
+   * The directory `POST /task` named (its real path), or the session directory a queue placed on shared storage;
+   * undefined: `<session_dir>/<session id>/`.
+   */
   workdir?: string | undefined;
   /** Taken over from a lost worker: its next run may continue the lost one (see `ExecutorRequest.retake`). */
   retake?: { epoch: number } | undefined;
