@@ -172,11 +172,14 @@ describe.skipIf(skip !== '')(`a lost builtin task on shared sessions${skip ? ` (
     const { task, gate } = await startHeldTask('kill');
     const holder = (await readTask(db.pool, task.task_id))!.worker!;
     const lostRoot = join(sessionDir(task), 'turn-1');
-    const before = await frameTypes(lostRoot);
     await live(holder).kill('SIGKILL');
     await killRun(lostRoot);
+    // What the lost run committed, read once it is dead (frames are written behind its model calls).
+    const before = await frameTypes(lostRoot);
     gate.release();
     const outcome = await dispatch.settle(task);
+    // The killed worker comes back (with its data root), so the fleet has two workers again whatever follows.
+    await startWorker(holder, workers.find((worker) => worker.name === holder)!.root);
     expect(outcome).toMatchObject({ state: 'idle', task: { output: expect.stringMatching(/^Counted/) as unknown } });
     const row = (await readTask(db.pool, task.task_id))!;
     expect(row).toMatchObject({ state: 'idle', epoch: 2 });
@@ -201,7 +204,6 @@ describe.skipIf(skip !== '')(`a lost builtin task on shared sessions${skip ? ` (
       [taskQueueName('builtin'), task.task_id],
     );
     expect(jobs.map((job) => job.state)).toEqual(['completed']);
-    await startWorker(holder, workers.find((worker) => worker.name === holder)!.root);
   }, 240_000);
 
   it('keeps a paused worker woken after the takeover out of the resumed run: its rows rejected, its files its own', async () => {
@@ -263,6 +265,7 @@ describe.skipIf(skip !== '')(`a lost builtin task on shared sessions${skip ? ` (
     await rm(lostRoot, { recursive: true, force: true });
     await symlink(outside, lostRoot);
     await waitFor('the task failed', 120_000, async () => (await readTask(db.pool, task.task_id))?.state === 'failed');
+    await startWorker(holder, workers.find((worker) => worker.name === holder)!.root);
     const row = (await readTask(db.pool, task.task_id))!;
     expect(row.epoch).toBe(2);
     expect(row.error).toMatchObject({ type: 'internal' });
@@ -271,7 +274,6 @@ describe.skipIf(skip !== '')(`a lost builtin task on shared sessions${skip ? ` (
     expect(await readdir(outside)).toEqual(['keep.txt']);
     expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('untouched\n');
     expect(await readdir(sessionDir(task))).toEqual(['turn-1']);
-    await startWorker(holder, workers.find((worker) => worker.name === holder)!.root);
   }, 240_000);
 
   it('refuses to start a worker whose shared sessions path is missing, a file or a link, naming the key', async () => {
