@@ -89,6 +89,14 @@ export const workerConfigFileSchema = z
       env: z.record(envName, z.string().max(10_000)).default({}),
       /** @default 'info' */
       log_level: logLevelSchema.default('info'),
+      /** Queue mode (docs/fleet.md, "Many hosts"). */
+      fleet: z
+        .object({
+          /** Where queue tasks' session directories go, shared by every worker that names it. @default none */
+          shared_sessions: absolutePathSchema.optional(),
+        })
+        .strict()
+        .optional(),
       /** How many finished tasks `history/` keeps. @default 100 */
       history_limit: z
         .int({ error: 'must be a whole number of records, e.g. 100' })
@@ -186,6 +194,8 @@ export type WorkerConfig = {
   database?: string | undefined;
   /** The worker's labels, sorted. */
   labels: string[];
+  /** `fleet.shared_sessions` as written (checked when the worker starts): queue tasks' session directories. */
+  sharedSessions?: string | undefined;
 };
 
 /** The config file of the worker `name` under the data root: `agents/<name>/config.yaml`. */
@@ -237,5 +247,6 @@ export function resolveWorkerConfig(raw: z.output<typeof workerConfigFileSchema>
     historyLimit: raw.history_limit,
     database: raw.database,
     labels: raw.labels,
+    sharedSessions: raw.fleet?.shared_sessions,
   };
 }

@@ -55,15 +55,20 @@ export const summariseAnswers: PhaseAnswers = (phase, turn) => {
   return 'unknown phase';
 };
 
-/** Starts the server on an ephemeral 127.0.0.1 port; `requests` counts the completions served. */
+/**
+ * Starts the server on an ephemeral 127.0.0.1 port; `requests` counts the completions served. `hold`, when it returns
+ * a promise for a request, keeps that request waiting (a model call in flight) until the promise settles.
+ */
 export async function startOpenAICompatibleServer(
   answers: PhaseAnswers = summariseAnswers,
+  { hold }: { hold?: (phase: string, turn: number, messages: ChatMessage[]) => Promise<void> | undefined } = {},
 ): Promise<{ server: Server; url: string; requests: () => number }> {
   let served = 0;
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
+    request.on('end', () => void respond());
+    const respond = async () => {
       if (request.url !== '/v1/chat/completions') {
         response.writeHead(404).end();
         return;
@@ -84,6 +89,7 @@ export async function startOpenAICompatibleServer(
           break;
         }
       }
+      await hold?.(phase, turn, messages);
       const answer = answers(
         phase,
         turn,
@@ -113,7 +119,7 @@ export async function startOpenAICompatibleServer(
           usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
         }),
       );
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };

@@ -15,6 +15,12 @@ export type ExecutorRequest = {
   sessionId: string;
   /** True when the session already ran once here: the executor continues it (Claude Code's `--resume`). */
   resume: boolean;
+  /**
+   * Set when this worker took the task over from a worker lost while it ran (`epoch`: its take): an executor that can
+   * continue the lost run from the files it left in `workdir` does (the built-in one, from its journal); the others
+   * are never given it.
+   */
+  retake?: { epoch: number } | undefined;
   /** The whole prompt: embedded instructions, the project's prompt, then the task's. */
   prompt: string;
   model: string | undefined;

@@ -1,7 +1,7 @@
 // A worker in queue mode: registered in `agency.workers` with heartbeats, it takes jobs from its executor's queue
 // when idle, takes each task with a new epoch, runs it with the worker's own machinery, and mirrors the task's
 // records to `agency.tasks` (fenced). A job that fails validation is dead-lettered; a job whose earlier run was lost
-// runs again (`rerun_on_loss`) or ends `worker_lost`.
+// resumes from its journal (`builtin` on shared sessions), runs again (`rerun_on_loss`) or ends `worker_lost`.
 import type { JobResult } from 'pg-boss';
 import { errorMessage } from '../../core/errors.ts';
 import type { HistoryListener, LineListener } from '../worker/history-tap.ts';
@@ -12,7 +12,8 @@ import { jobProblem, type TaskJob } from './job.ts';
 import { workLabelQueues } from './label-queues.ts';
 import { heartbeat, markStopped, registerWorker } from './registry.ts';
 import { createTaskMirror, type TaskMirror } from './task-mirror.ts';
-import { heldTasks, insertTask, takeTask, writeTask } from './task-rows.ts';
+import { placeSession, type SessionPlace } from './session-place.ts';
+import { heldTasks, insertTask, type Take, takeTask, writeTask } from './task-rows.ts';
 import { commitUnsentEnds } from './unsent-ends.ts';
 
 /** Options of {@link startQueueWorker}. */
@@ -33,6 +34,8 @@ export type QueueWorkerOptions = {
   databaseSource?: string;
   /** Between registry heartbeats. @default 10 */
   heartbeatSeconds?: number;
+  /** The shared sessions directory (`fleet.shared_sessions`), checked: queue tasks' sessions go there. @default none */
+  sharedSessions?: string | undefined;
   /** The lease of a taken task, at least 10 s. @default 10 */
   leaseSeconds?: number;
   now?: () => number;
@@ -131,17 +134,20 @@ async function runJob(
     return { id: job.id, status: 'failed', output: { reason: `worker ${name} is ${worker.phase}` } };
   const take = await takeTask(db.pool, data.task_id, name);
   if (!take) return { id: job.id, status: 'completed', output: { skipped: 'the task is no longer queued' } };
+  const place = await sessionPlace(context, data, take);
+  if (place === 'refused') return { id: job.id, status: 'completed', output: { failed: 'session' } };
   if (take.before !== 'queued') {
     const lost = `its worker ${take.previousWorker ?? '(unknown)'} was lost (lease expired) while it ran`;
-    if (!take.row.rerun_on_loss) {
+    if (place?.retake)
+      lifecycle.warn(`task ${data.task_id}: ${lost}; resuming its run from its journal (epoch ${take.epoch})`);
+    else if (!take.row.rerun_on_loss) {
       await writeTask(db.pool, data.task_id, take.epoch, {
         state: 'failed',
         error: { type: 'worker_lost', message: `Task ${data.task_id}: ${lost}; it is not run again` },
         events: [{ time: new Date().toISOString(), level: 'error', message: `${lost}; failed (worker_lost)` }],
       });
       return { id: job.id, status: 'completed', output: { worker_lost: true } };
-    }
-    lifecycle.warn(`task ${data.task_id}: ${lost}; running it again (epoch ${take.epoch})`);
+    } else lifecycle.warn(`task ${data.task_id}: ${lost}; running it again (epoch ${take.epoch})`);
   }
   mirror.hold(data.task_id, take.epoch);
   const over = mirror.turnOver(data.task_id);
@@ -151,7 +157,7 @@ async function runJob(
   };
   job.signal.addEventListener('abort', onLeaseLost, { once: true });
   try {
-    await worker.submit(data.request, { taskId: data.task_id });
+    await worker.submit(data.request, { taskId: data.task_id, ...place });
     await over;
   } catch (error) {
     await writeTask(db.pool, data.task_id, take.epoch, {
@@ -162,6 +168,28 @@ async function runJob(
     job.signal.removeEventListener('abort', onLeaseLost);
   }
   return { id: job.id, status: 'completed' };
+}
+
+// With shared sessions, where the task runs (and whether it resumes a lost run); a session that cannot be used
+// there fails the task, naming why.
+async function sessionPlace(
+  { db, sharedSessions }: JobContext,
+  data: TaskJob,
+  take: Take,
+): Promise<SessionPlace | 'refused' | undefined> {
+  if (!sharedSessions) return undefined;
+  const task = { sessionId: data.request.session_id, executor: data.executor, epoch: take.epoch };
+  try {
+    return await placeSession(sharedSessions, {
+      ...task,
+      lost: take.before !== 'queued',
+      rerun: take.row.rerun_on_loss,
+    });
+  } catch (error) {
+    const message = `Task ${data.task_id}: its session on the shared storage cannot be used: ${errorMessage(error)}`;
+    await writeTask(db.pool, data.task_id, take.epoch, { state: 'failed', error: { type: 'internal', message } });
+    return 'refused';
+  }
 }
 
 // A queue-mode worker still answers HTTP tasks; a job waits while one runs.

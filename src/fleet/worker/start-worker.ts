@@ -15,6 +15,7 @@ import { allowedHosts, wildcardNames } from '../../http/hosts.ts';
 import { apiToken } from '../../http/token-file.ts';
 import { loadExecutor, type RunGovernance } from '../executors/load-executor.ts';
 import { databaseBanner, fleetSettingsFrom } from '../queue/settings.ts';
+import { sharedSessionsDir } from '../queue/shared-sessions.ts';
 import { createHistoryStore } from './history-store.ts';
 import { lineTap, tappedHistory } from './history-tap.ts';
 import { readInstructions } from './instructions.ts';
@@ -179,8 +180,13 @@ async function openInstance(options: StartWorkerOptions) {
   });
   // Queue mode (AGENCY_DATABASE_URL, else the config's `database:`), its settings checked now: started once the
   // executor is ready, stopped when a shutdown begins.
-  const fleet: { settings: ReturnType<typeof fleetSettingsFrom>; stop?: () => Promise<void> } = {
+  const fleet: {
+    settings: ReturnType<typeof fleetSettingsFrom>;
+    sharedSessions: string | undefined;
+    stop?: () => Promise<void>;
+  } = {
     settings: fleetSettingsFrom(env, config),
+    sharedSessions: await sharedSessionsDir(config.sharedSessions, { env, configFile: config.file }),
   };
   return { env, now, logger, token, home, lifecycle, worker, listen: history.listen, listenLines: lines.listen, fleet };
 }
@@ -254,6 +260,7 @@ async function joinFleet(
     listenLines: instance.listenLines,
     databaseUrl: settings.databaseUrl,
     heartbeatSeconds: settings.heartbeatSeconds,
+    sharedSessions: instance.fleet.sharedSessions,
     now: instance.now,
   });
   instance.fleet.stop = () => queue.stop();

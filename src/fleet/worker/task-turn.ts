@@ -22,8 +22,13 @@ export type LiveTask = {
   timeoutMs: number;
   /** The task's own `env`; kept in memory only, never written to history. */
   env: Record<string, string>;
-  /** The directory `POST /task` named (its real path); undefined: the session directory. */
+  /**
+   * The directory `POST /task` named (its real path), or the session directory a queue placed on shared storage;
+   * undefined: `<session_dir>/<session id>/`.
+   */
   workdir?: string | undefined;
+  /** Taken over from a lost worker: its next run may continue the lost one (see `ExecutorRequest.retake`). */
+  retake?: { epoch: number } | undefined;
   /** The current run of its executor, while there is one. */
   run?: { controller: AbortController; stop?: StopReason; text: string; done: Promise<void> } | undefined;
 };
@@ -110,6 +115,9 @@ async function runTurn(
     }
   };
   const workdir = task.workdir ?? join(config.sessionDir, record.session_id);
+  // Only the first run after the take continues the lost one; later turns are new runs.
+  const retake = task.retake;
+  task.retake = undefined;
   let result: ExecutorResult;
   let credentials: Awaited<ReturnType<CredentialBroker['credentialsFor']>> | undefined;
   try {
@@ -134,6 +142,7 @@ async function runTurn(
           taskId: record.task_id,
           sessionId: record.session_id,
           resume,
+          retake,
           prompt,
           model: task.model,
           workdir,

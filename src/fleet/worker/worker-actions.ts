@@ -109,17 +109,27 @@ async function launch(
   });
 }
 
+/** What a queue adds to a task it gives a worker. */
+export type SubmitOptions = {
+  /** The task's id in the queue. @default one the worker makes */
+  taskId?: string | undefined;
+  /** The session directory the queue placed (on shared storage), used as it is. @default `<session_dir>/<id>/` */
+  sessionDir?: string | undefined;
+  /** The task was taken over from a lost worker with this epoch: its executor may continue the lost run. */
+  retake?: { epoch: number } | undefined;
+};
+
 /** `POST /task`: a new task, in a new session or the one given. */
 export async function submitTask(
   state: WorkerState,
   request: WorkerTaskRequest,
-  taskId?: string,
+  { taskId, sessionDir, retake }: SubmitOptions = {},
 ): Promise<{ task_id: string; session_id: string; status: WorkerTaskState }> {
   const { config, redactor, instructions } = state.deps;
   const turns = takingTasks(state);
   const env = request.env ?? {};
   checkTaskEnv(env, config, redactor);
-  const workdir = request.workdir === undefined ? undefined : await taskWorkdir(request.workdir, config);
+  const workdir = request.workdir === undefined ? sessionDir : await taskWorkdir(request.workdir, config);
   const sessionId = request.session_id ?? state.newSessionId();
   // A session this worker has run before continues (Claude Code's --resume); any other starts fresh.
   const resume = request.session_id != null && existsSync(join(config.sessionDir, sessionId));
@@ -136,6 +146,7 @@ export async function submitTask(
     timeoutMs: request.timeout_seconds ? request.timeout_seconds * 1_000 : config.timeoutMs,
     env,
     workdir,
+    retake,
   };
   state.tasks.set(record.task_id, task);
   const prompt = composePrompt({ instructions, project: request.project, prompt: request.prompt });

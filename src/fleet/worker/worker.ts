@@ -11,6 +11,7 @@ import {
   endTask,
   shutdownWorker,
   storedRecord,
+  type SubmitOptions,
   submitTask,
   type WorkerState,
 } from './worker-actions.ts';
@@ -26,6 +27,8 @@ export type WorkerDeps = Omit<TurnContext, 'executor' | 'stopGraceMs' | 'now'> &
   stopGraceMs?: number;
 };
 
+export type { SubmitOptions } from './worker-actions.ts';
+
 /** Where the worker is: `starting` until {@link Worker.ready}, `stopping` once shutdown began. */
 export type WorkerPhase = 'starting' | 'ready' | 'stopping';
 
@@ -38,10 +41,10 @@ export type Worker = {
   recover(): Promise<{ lost: number; idle: number }>;
   /** Starts taking tasks with this executor. */
   ready(executor: Executor): void;
-  /** A new task; `taskId` is the id a queue gave it (else the worker makes one). */
+  /** A new task; `options` come from a queue (see {@link SubmitOptions}). */
   submit(
     request: WorkerTaskRequest,
-    options?: { taskId?: string },
+    options?: SubmitOptions,
   ): Promise<{ task_id: string; session_id: string; status: WorkerTaskState }>;
   task(taskId: string): Promise<WorkerTask>;
   record(taskId: string): Promise<HistoryRecord>;
@@ -93,7 +96,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       state.context = { ...deps, executor, now, stopGraceMs: deps.stopGraceMs ?? 15_000 };
       if (state.phase === 'starting') state.phase = 'ready';
     },
-    submit: (request, options) => submitTask(state, request, options?.taskId),
+    submit: (request, options) => submitTask(state, request, options),
     task: async (taskId) => toWorkerTask(await storedRecord(state, taskId), now()),
     record: (taskId) => storedRecord(state, taskId),
     cancel: (taskId) => cancelTask(state, taskId),

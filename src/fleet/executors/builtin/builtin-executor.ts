@@ -11,7 +11,7 @@ import { cliResult } from '../cli/cli-result.ts';
 import { runChildCli } from '../cli/run-cli.ts';
 import type { Executor, ExecutorRequest, ExecutorResult } from '../executor.ts';
 import { createJournalMapper, followRun } from './builtin-events.ts';
-import { prepareTurnRoot } from './builtin-task-root.ts';
+import { prepareTurnRoot, resumeTurnRoot } from './builtin-task-root.ts';
 
 /** Options for {@link createBuiltinExecutor}: what an operator would pass to `agency run`. */
 export type BuiltinExecutorOptions = {
@@ -49,8 +49,9 @@ const exec = promisify(execFile);
 
 /**
  * The built-in executor: agency's own governed runner, `node bin/agency.js run <session dir>/turn-<n> --model M
- * --approvals file|auto --sandbox bwrap`, as a child process in its own process group. Its events come from the
- * run's journal. It runs outside the executors' bwrap sandbox: the runner's file tools are confined to its task root,
+ * --approvals file|auto --sandbox bwrap`, as a child process in its own process group; a task taken over from a lost
+ * worker (`retake`) is `agency resume`d from its journal in a copy of the turn's root (`turn-<n>.e<epoch>/`). Its
+ * events come from the run's journal. It runs outside the executors' bwrap sandbox: the runner's file tools are confined to its task root,
  * its network tools to the operator's allowlist, and the commands a model asks for run in bwrap — which could not
  * start inside another bwrap (docs/fleet.md, "Executors"). It refuses to start a task when that bwrap does not work.
  *
@@ -118,17 +119,24 @@ type TurnOptions = {
 async function runTurn(request: ExecutorRequest, options: TurnOptions): Promise<ExecutorResult> {
   let prepared: Awaited<ReturnType<typeof prepareTurnRoot>>;
   try {
-    prepared = await prepareTurnRoot(request.workdir, request.prompt);
+    prepared = request.retake
+      ? await resumeTurnRoot(request.workdir, request.retake.epoch)
+      : await prepareTurnRoot(request.workdir, request.prompt);
   } catch (error) {
-    return failed('executor_error', `The task root could not be made in ${request.workdir}: ${String(error)}`);
+    return failed('executor_error', `The task root could not be made in ${request.workdir}: ${errorMessage(error)}`);
   }
   const { root, turn } = prepared;
-  request.onEvent({ type: 'started', message: `agency run, turn ${turn} of session ${request.sessionId}, in ${root}` });
+  const how = request.retake ? `resume of the lost run, take ${request.retake.epoch}` : 'run';
+  request.onEvent({
+    type: 'started',
+    message: `agency ${how}, turn ${turn} of session ${request.sessionId}, in ${root}`,
+  });
   const mapper = createJournalMapper(request.onEvent, root);
   const following = new AbortController();
   const followed = followRun(join(root, 'progress', 'events.ndjson'), mapper, following.signal, request.onEvent);
+  const command = request.retake ? 'resume' : 'run';
   const run = await runChildCli({
-    command: [options.node, options.agencyBin, 'run', root, '--model', options.model, ...options.flags],
+    command: [options.node, options.agencyBin, command, root, '--model', options.model, ...options.flags],
     workdir: request.workdir,
     env: { PATH: DEFAULT_SANDBOX_PATH, ...request.env, ...options.roleEnv },
     timeoutMs: request.timeoutMs,
