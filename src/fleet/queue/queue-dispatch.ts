@@ -81,8 +81,16 @@ export function createQueueDispatch({
         rerunOnLoss,
       });
       // One queue per executor and label set, created on the first send; a worker works each whose labels it has.
-      const queue = await db.taskQueue(executor, [...required, ...labels]);
-      await db.boss.send(queue, job, { singletonKey: job.task_id });
+      // The row goes first (a director that dies here finds it by its session and withdraws it); a send that fails
+      // withdraws it at once, so no row waits for a job that does not exist.
+      let queue: string;
+      try {
+        queue = await db.taskQueue(executor, [...required, ...labels]);
+        await db.boss.send(queue, job, { singletonKey: job.task_id });
+      } catch (error) {
+        await cancelQueuedTask(db.pool, job.task_id).catch(() => undefined);
+        throw error;
+      }
       const queued = {
         worker: { name: 'queue', url: `queue:${queue}` },
         task_id: job.task_id,

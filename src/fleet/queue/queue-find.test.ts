@@ -58,3 +58,24 @@ describe("the queue dispatch's find (a director restarted between a dispatch and
     expect(await dispatch.find!({ session_id: session(4), worker: null })).toBeUndefined();
   });
 });
+
+describe("the queue dispatch's send", () => {
+  it('withdraws the row it inserted when the job cannot be sent, so no task waits for a job that does not exist', async () => {
+    const broken = createQueueDispatch({
+      db: { ...db, taskQueue: () => Promise.reject(new Error('pg-boss is down')) },
+      untilTaken: false,
+    });
+    try {
+      await expect(broken.dispatch({ prompt: 'never sent', session_id: session(9) })).rejects.toThrow(
+        'pg-boss is down',
+      );
+    } finally {
+      await broken.close();
+    }
+    const { rows } = await db.pool.query<{ state: string }>('SELECT state FROM agency.tasks WHERE session_id = $1', [
+      session(9),
+    ]);
+    expect(rows).toEqual([{ state: 'cancelled' }]);
+    expect(await dispatch.find!({ session_id: session(9), worker: null })).toBeUndefined();
+  });
+});
