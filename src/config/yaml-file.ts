@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isNode, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { errnoCode } from '../core/errno.ts';
-import { AgencyError } from '../core/errors.ts';
+import { AgencyError, errorMessage } from '../core/errors.ts';
 
 /** One problem in a config file: where it is (1-based line and column), the field, and what to do. */
 export type ConfigIssue = { line: number; column: number; field: string; message: string };
@@ -28,6 +28,9 @@ export async function readYamlConfig<T>(file: string, schema: z.ZodType<T>, miss
   return parseYamlConfig(text, file, schema);
 }
 
+// Alias expansions a config may make: enough for anchors reused by hand, far too few for a bomb.
+const MAX_ALIASES = 100;
+
 /** {@link readYamlConfig} on text already read: `file` is only named in messages. */
 export function parseYamlConfig<T>(text: string, file: string, schema: z.ZodType<T>): T {
   const counter = new LineCounter();
@@ -39,7 +42,14 @@ export function parseYamlConfig<T>(text: string, file: string, schema: z.ZodType
     });
     throw invalid(file, issues);
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES }) ?? {};
+  } catch (error) {
+    // An alias bomb (a few lines that expand to millions of nodes) is refused before it is expanded.
+    const message = `${errorMessage(error)}; use at most ${MAX_ALIASES} alias expansions, or write the values out`;
+    throw invalid(file, [{ line: 1, column: 1, field: '(yaml)', message }]);
+  }
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => describeIssue(issue, doc, counter, schema));
