@@ -10,6 +10,9 @@ import { createServerApp, type ServerAppOptions } from '../../src/server/app.ts'
 import { allowedHosts } from '../../src/http/hosts.ts';
 import { createRunner } from '../../src/task/runner.ts';
 import { fixtureTools, phaseModel, type PhaseScript } from './governed-fixture.ts';
+import { until } from './until.ts';
+
+export { until };
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const HOST = '127.0.0.1:7420';
@@ -59,15 +62,4 @@ export async function serverFixture(
     return Promise.resolve(app.request(`http://${HOST}${path}`, { ...init, headers, body: body ?? null }));
   };
   return { root, service, app, api };
-}
-
-/** Polls until `check` returns a value (not undefined). */
-export async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

@@ -17,6 +17,9 @@ import { createLogger } from '../../src/obs/logger.ts';
 import type { NamedToken } from '../../src/credentials/bearer-token.ts';
 import { allowedHosts } from '../../src/http/hosts.ts';
 import { silentLogger } from '../../src/service/service-logger.ts';
+import { until } from './until.ts';
+
+export { until };
 
 /** One run of the gate executor: what it was asked, and how the test ends it. */
 export type GateRun = {
@@ -152,15 +155,4 @@ export async function workerKit(options: WorkerKitOptions = {}) {
     return { status: response.status, body: (await response.json()) as T };
   };
   return { root, config, worker, app, gate, request, json, lifecycle, logged, shutdowns, redactor };
-}
-
-/** Polls until `check` returns a value other than undefined. */
-export async function until<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
