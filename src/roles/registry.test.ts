@@ -98,7 +98,9 @@ describe('the roles registry', () => {
       levels.push(`${next}: &${next} [${Array(9).fill(`*${previous}`).join(',')}]`);
     }
     await writeFile(join(roles, 'bomb.yaml'), `${levels.join('\n')}\ndescription: Boom\npersona: Boom\n`);
-    await expect(createRoleRegistry(root).get('bomb')).rejects.toThrow(/bomb\.yaml: Excessive alias count/);
+    await expect(createRoleRegistry(root).get('bomb')).rejects.toThrow(
+      /bomb\.yaml:1:1: \(yaml\): Excessive alias count/,
+    );
   });
 
   it('names the file, line and field of an unknown key and of an unknown tool', async () => {

@@ -53,7 +53,7 @@ export async function readRoleFile(rolesDir: string, name: string): Promise<Role
     );
   }
   const text = await readCapped(real, file);
-  const raw = parseRoleYaml(text, file);
+  const raw = parseYamlConfig(text, file, roleFileSchema);
   const { budgets, ...rest } = raw;
   return stripUndefined({
     name,
@@ -102,19 +102,6 @@ async function readCapped(real: string, file: string): Promise<string> {
     return buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
     await handle.close();
-  }
-}
-
-// The YAML parser refuses an alias bomb by throwing a bare error; it is reported like any other bad role file.
-function parseRoleYaml(text: string, file: string) {
-  try {
-    return parseYamlConfig(text, file, roleFileSchema);
-  } catch (error) {
-    if (AgencyError.isInstance(error)) throw error;
-    throw new AgencyError('invalid_config', `${file}: ${errorMessage(error)}; a role file needs no YAML aliases`, {
-      details: { file },
-      cause: error,
-    });
   }
 }
 
