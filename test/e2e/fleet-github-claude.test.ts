@@ -28,7 +28,7 @@ const claude = findAgentCli('claude');
 const skip = 'skip' in claude ? claude.skip : '';
 if (skip) console.warn(`agency director (github) with the real Claude Code skipped: ${skip}`);
 
-const KEY = `sk-ant-api03-github-${randomBytes(16).toString('hex')}`;
+const KEY = `sk-ant-api03-${randomBytes(16).toString('hex')}`;
 const REVIEW = 'review the change; say LGTM if it is ready';
 
 // "write <name>": Claude's Write tool puts <name> in its working directory, then it says so; the review says LGTM.

@@ -31,7 +31,9 @@ type Created = { task_id: string; session_id: string; status: string };
 type Task = Record<string, unknown> & { output: string; token_usage: { input: number; output: number } };
 type Debug = { log: Array<{ message: string }>; stdout: string; stderr: string; prompt: string };
 
-const KEY = `sk-ant-api03-worker-${randomBytes(16).toString('hex')}`;
+// Random hex only after the prefix: no run of it can match a path of the test (`agency-worker-e2e-…`), which the
+// redactor would then hide too.
+const KEY = `sk-ant-api03-${randomBytes(16).toString('hex')}`;
 const CANARY = `host-canary-${randomBytes(8).toString('hex')}`;
 
 // Prompts say what to do: "write <name>", "sleep", "escape <canary file> <outside path>…".

@@ -24,7 +24,7 @@ type Task = Record<string, unknown> & { output: string; token_usage: { input: nu
 
 describe.skipIf(skip !== '')(`agency worker with the real Codex${skip ? ` (skipped: ${skip})` : ''}`, () => {
   it('runs a task and continues its thread over HTTP', async () => {
-    const openaiKey = `sk-proj-worker-${randomBytes(16).toString('hex')}`;
+    const openaiKey = `sk-proj-${randomBytes(16).toString('hex')}`;
     const responses = await startScriptedResponsesServer(({ prompt, turn }) => {
       const [verb, name] = taskText(prompt).split(/\s+/);
       if (verb !== 'write') return { text: `What is "${prompt}"?` };

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,9 @@ describe('waitForChange', () => {
     const waiting = waitForChange(readWhenPresent(file, reasons), { dir, fileName: 'a.json', pollMs: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     const started = Date.now();
-    await writeFile(file, 'x');
+    // Written whole, as the files it waits for are (a rename): a plain write's empty file could be read first.
+    await writeFile(`${file}.tmp`, 'x');
+    await rename(`${file}.tmp`, file);
     await expect(waiting).resolves.toBe('x');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(reasons[0]).toBe('start');
