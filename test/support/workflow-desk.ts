@@ -2,40 +2,20 @@
 // a triage agent replaying the cassettes of examples/agent, and the newsroom network over a local OpenAI-compatible
 // server), an approval that suspends the run, and a reply. Durable runs of it give the server a real workflow root.
 import { join } from 'node:path';
-import { z } from 'zod';
-import { LLMAgent } from '../../src/agent/llm-agent.ts';
 import type { Agent } from '../../src/agent/types.ts';
 import { runWorkflow, resumeWorkflow } from '../../src/compose/workflow/durable-run.ts';
 import { createWorkflow } from '../../src/compose/workflow/workflow.ts';
 import type { WorkflowStep } from '../../src/compose/workflow/types.ts';
 import { replayModel } from '../../src/model/cassette/replay-model.ts';
 import { resolveModel } from '../../src/model/resolve-model.ts';
-import { defineTool } from '../../src/tools/define-tool.ts';
+import { triageAgent as exampleTriageAgent, weatherAgent as exampleWeatherAgent } from '../../examples/agent/agents.ts';
 import { newsroom } from './network-team.ts';
 
 const examples = join(import.meta.dirname, '../../examples/agent');
 
 /** The weather agent of examples/agent, replaying its recorded streaming calls (gpt-4o), run by streaming. */
 export function weatherAgent(): Agent {
-  const forecasts: Record<string, { tempC: number; sky: string }> = {
-    paris: { tempC: 14, sky: 'light rain' },
-    lisbon: { tempC: 21, sky: 'sunny' },
-  };
-  const weather = defineTool({
-    name: 'get_weather',
-    description: 'Current weather for a city',
-    input: z.object({ city: z.string().describe('City name, e.g. "Paris"') }),
-    effects: 'network',
-    idempotent: true,
-    execute: ({ city }) => forecasts[city.toLowerCase()] ?? { error: `no forecast for ${city}` },
-  });
-  const agent = new LLMAgent({
-    name: 'weather',
-    model: replayModel(join(examples, 'weather.cassette.jsonl')),
-    instructions: 'You are a concise travel assistant. Use tools for facts; never guess the weather.',
-    tools: [weather],
-    temperature: 0,
-  });
+  const agent = exampleWeatherAgent(replayModel(join(examples, 'weather.cassette.jsonl')));
   return {
     name: agent.name,
     description: agent.description,
@@ -49,26 +29,7 @@ export function weatherAgent(): Agent {
 
 /** The triage agent of examples/agent, replaying its recorded calls, with a structured answer. */
 export function triageAgent(): Agent {
-  const getAccount = defineTool({
-    name: 'get_account',
-    description: 'The customer account for an email address',
-    input: z.object({ email: z.string() }),
-    effects: 'read',
-    execute: ({ email }) => (email === 'ada@example.com' ? { plan: 'team', invoicesThisMonth: 2 } : { error: 'none' }),
-  });
-  return new LLMAgent({
-    name: 'triage',
-    model: replayModel(join(examples, 'triage.cassette.jsonl')),
-    instructions: 'You triage support tickets. Look up the account before you judge a billing ticket.',
-    tools: [getAccount],
-    schema: z.object({
-      category: z.enum(['billing', 'bug', 'how-to']),
-      urgency: z.enum(['low', 'normal', 'high']),
-      summary: z.string().describe('One sentence for the support queue'),
-    }),
-    schemaName: 'ticket',
-    temperature: 0,
-  });
+  return exampleTriageAgent(replayModel(join(examples, 'triage.cassette.jsonl')));
 }
 
 /**
