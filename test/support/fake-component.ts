@@ -26,6 +26,8 @@ export type FakeFault = 'malformed' | 'error500' | 'hang' | 'wrong-shape';
 export type FakeComponentOptions = {
   name?: string;
   type?: WorkerStatus['type'];
+  /** Whether `/status` lists the `taskable` interface (a director that is, is the manager). @default type === 'agent' */
+  taskable?: boolean;
   port?: number;
   /** The state `/status` reports until a task is taken (then `working`). @default 'idle' */
   state?: WorkerStatus['state'];
@@ -50,6 +52,7 @@ export type FakeComponent = {
 export async function startFakeComponent({
   name = 'fake',
   type = 'agent',
+  taskable = type === 'agent',
   port = 0,
   state = 'idle',
   faults = {},
@@ -61,7 +64,7 @@ export async function startFakeComponent({
     const current = [...tasks.values()][0];
     return {
       type,
-      interfaces: type === 'agent' ? ['statusable', 'taskable', 'observable'] : ['statusable', 'observable'],
+      interfaces: taskable ? ['statusable', 'taskable', 'observable'] : ['statusable', 'observable'],
       name,
       version: '0.0.0-fake',
       state: current ? 'working' : state,

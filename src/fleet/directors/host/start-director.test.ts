@@ -7,8 +7,10 @@ import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agencyRootAt } from '../../../config/agency-root.ts';
 import { directorConfigSchema } from '../../../config/director-config.ts';
+import { type FakeComponent, startFakeComponent } from '../../../../test/support/fake-component.ts';
 import { rejection } from '../../../../test/support/rejection.ts';
 import { defineDirectorKind, type DirectorContext } from '../director.ts';
+import type { DispatchedTask } from '../task-dispatch.ts';
 import { startDirector, type RunningDirector } from './start-director.ts';
 
 const running: RunningDirector[] = [];
@@ -220,5 +222,56 @@ describe('the director host', () => {
       headers: { authorization: 'Bearer a-token-of-at-least-16-chars' },
     });
     expect(right.status).toBe(200);
+  });
+});
+
+describe("the director host's dispatch", () => {
+  const fakes: FakeComponent[] = [];
+  afterEach(async () => {
+    await Promise.all(fakes.splice(0).map((fake) => fake.close()));
+  });
+
+  // A kind that hands out one task as it starts and keeps what became of it.
+  const handOutOnce = (outcome: { placed?: DispatchedTask; error?: unknown }) =>
+    defineDirectorKind({
+      type: 'scheduler',
+      configSchema,
+      stateSchema,
+      initialState: () => ({ runs: 0 }),
+      interfaces: [],
+      create: (context: DirectorContext<Config, z.output<typeof stateSchema>>) => ({
+        async run() {
+          await context.dispatch.dispatch({ prompt: 'tidy up' }).then(
+            (placed) => (outcome.placed = placed),
+            (error: unknown) => (outcome.error = error),
+          );
+          if (!context.stopping.aborted)
+            await new Promise((resolve) => context.stopping.addEventListener('abort', resolve, { once: true }));
+        },
+        status: () => ({ state: 'idle', current_task: null, config: {} }),
+        routes: [],
+      }),
+    });
+
+  it('hands tasks to workers only, never to an idle taskable director (the manager)', async () => {
+    const manager = await startFakeComponent({ name: 'manager', type: 'director', taskable: true });
+    fakes.push(manager);
+    const { root, file } = await setup(
+      `type: scheduler\nname: counter\nport: 9300\ndiscovery:\n  method: static\n  static: [${manager.url}]\n`,
+    );
+    const outcome: { placed?: DispatchedTask; error?: unknown } = {};
+    const director = await startDirector({
+      file,
+      root: agencyRootAt(root),
+      version: '0.0.0-test',
+      port: 0,
+      kind: handOutOnce(outcome),
+      env: {},
+    });
+    running.push(director);
+    await waitFor(async () => ((outcome.placed ?? outcome.error) ? true : undefined));
+    expect(outcome.placed).toBeUndefined();
+    expect(outcome.error).toMatchObject({ code: 'no_worker' });
+    expect(manager.tasks.size).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ import { allowedHosts, wildcardNames } from '../../../http/hosts.ts';
 import { apiToken } from '../../../http/token-file.ts';
 import type { WorkerStatus } from '../../api/worker-schemas.ts';
 import { createComponentApp } from '../../component-app.ts';
+import { isTaskableAgent } from '../../discovery/component.ts';
 import { createDiscovery, type Discovery } from '../../discovery/discovery.ts';
 import { createWorkerClient, type WorkerClient } from '../../worker-client.ts';
 import { createLifecycleLog, type LifecycleLog } from '../../worker/lifecycle-log.ts';
@@ -129,7 +130,9 @@ async function directorParts({
     createWorkerClient(url, workerToken && named.has(new URL(url).origin) ? { token: workerToken } : {});
   const discovery = discoveryOf(config, timers, clientFor);
   const key = { database: config.database, file: join(dir, 'config.yaml'), labels: config.labels };
-  const dispatch = createFleetDispatch({ candidates: () => discovery.refresh(), clientFor, timers }, process.env, key);
+  // Tasks go to workers only: a taskable director (the manager) takes a task when it is named, never by routing.
+  const candidates = async () => (await discovery.refresh()).filter(isTaskableAgent);
+  const dispatch = createFleetDispatch({ candidates, clientFor, timers }, process.env, key);
   const fleet = fleetSettingsFrom(process.env, key);
   if (fleet) lifecycle.info(`queue mode: fleet database ${databaseBanner(fleet)}`);
   const locks = createWorkspaceLocks({
