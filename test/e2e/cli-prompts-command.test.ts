@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/task/journal/read-journal.ts';
 import { agency, cli } from '../support/cli.ts';
 import { makeTaskFolder } from '../support/governed-fixture.ts';
+import { startPostgres, type TempPostgres } from '../support/postgres.ts';
 import { startOpenAICompatibleServer } from '../support/openai-compatible-server.ts';
 
 const PLAN_V3 = 'Phase: PLAN. Answer with the plan as JSON.\nTools you may allow:\n{{tools}}\n';
@@ -161,6 +162,38 @@ describe('agency prompts on a SQLite store', () => {
     expect(audit.map((entry: { previous: { version: number } }) => entry.previous.version)).toEqual([2, 3]);
     expect((await run(['diff', 'runner.plan@3', 'runner.plan@4', '--store', store])).stdout).toContain('+Tools:\n');
   }, 30_000);
+});
+
+describe('agency prompts on a PostgreSQL store', () => {
+  let server: TempPostgres;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  it('round-trips through postgres://, a password in the URL printed nowhere', async () => {
+    // The cluster trusts loopback: the password is accepted and ignored, and must not show in any output.
+    const store = server.url.replace('://agency@', '://agency:s3cret@');
+    const work = await tempDir();
+    await writeFile(join(work, 'v3.md'), PLAN_V3);
+    await writeFile(join(work, 'broken.md'), 'Tools: {{tools}\n');
+    const outputs = [
+      await run(['put', 'runner.plan', '--store', store, '--file', join(work, 'v3.md'), '--by', 'ops']),
+      await run(['show', 'runner.plan', '--store', store]),
+      await run(['ls', '--store', store]),
+      await run(['audit', '--store', store, '--id', 'runner.plan']),
+      await run(['put', 'runner.plan', '--store', store, '--file', join(work, 'broken.md')]),
+      await run(['show', 'runner.plan@9', '--store', store]),
+    ];
+    expect(outputs.map((output) => output.code)).toEqual([0, 0, 0, 0, 2, 2]);
+    expect(outputs[0]?.stdout).toBe('runner.plan@3\n');
+    expect(outputs[1]?.stdout).toBe(PLAN_V3);
+    expect(outputs[2]?.stdout).toMatch(/^runner\.plan@3 +store +ops /m);
+    expect(outputs[3]?.stdout).toMatch(/runner\.plan@3 {2}put by ops {2}after @2/);
+    expect(outputs[4]?.stderr).toMatch(/cannot be put:\n- text line 1, column 8: /);
+    expect(outputs[5]?.stderr).toContain('Prompt "runner.plan" has no version 9 (it has 1, 2, 3)');
+    for (const output of outputs) expect(`${output.stdout}${output.stderr}`).not.toContain('s3cret');
+  }, 60_000);
 });
 
 describe('agency prompts refuses', () => {

@@ -101,10 +101,16 @@ export async function promptsValidateCommand(
 /** `agency prompts audit`: the audit trail, oldest first; with `--id`, that id's only. */
 export async function promptsAuditCommand(options: PromptListOptions, out: Output): Promise<number> {
   if (options.id !== undefined) checkPromptId(options.id, '--id');
-  return withStore(options, async ({ store, name }) => {
+  return withStore(options, async ({ store, name, writable }) => {
     const entries = await store.audit(options.id === undefined ? {} : { id: options.id });
     if (options.json) out.write(`${JSON.stringify(entries)}\n`);
-    else if (entries.length === 0) out.write(`No audit entries in ${name} (the built-in prompts have none).\n`);
+    else if (entries.length === 0) {
+      out.write(
+        writable
+          ? `No audit entries in ${name} yet: each put adds one.\n`
+          : 'No audit entries: the built-in prompts have none; puts to a store (--dir or --store) are audited.\n',
+      );
+    }
     else for (const entry of entries) out.write(`${auditLine(entry)}\n`);
     return EXIT.ok;
   });
