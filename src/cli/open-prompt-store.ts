@@ -69,11 +69,19 @@ async function openSqlStore(text: string): Promise<OpenedPromptStore> {
   if (text.startsWith('sqlite:')) {
     const path = text.slice('sqlite:'.length);
     if (path === '' || path.includes('\u0000')) {
-      throw new AgencyError('invalid_argument', `--store: "${shown}" names no file; use sqlite:<path>, e.g. sqlite:./prompts.db`);
+      throw new AgencyError(
+        'invalid_argument',
+        `--store: "${shown}" names no file; use sqlite:<path>, e.g. sqlite:./prompts.db`,
+      );
     }
     const { createSqlitePromptStore } = await import('../prompts/sql/sqlite-prompt-store.ts');
     const top = createSqlitePromptStore({ path: isAbsolute(path) ? path : resolve(path), after: BUILTIN_PROMPTS });
-    return { store: layerPromptStores(top, builtinPromptStore()), writable: true, name: text, close: async () => top.close() };
+    return {
+      store: layerPromptStores(top, builtinPromptStore()),
+      writable: true,
+      name: text,
+      close: async () => top.close(),
+    };
   }
   if (/^postgres(ql)?:\/\/\S+$/i.test(text) && URL.canParse(text)) {
     const { createPostgresPromptStore } = await import('../prompts/sql/postgres-prompt-store.ts');
@@ -81,7 +89,10 @@ async function openSqlStore(text: string): Promise<OpenedPromptStore> {
     const store = hidingSecrets(layerPromptStores(top, builtinPromptStore()), text);
     return { store, writable: true, name: shown, close: () => top.close() };
   }
-  throw new AgencyError('invalid_argument', `--store: "${shown}" is not a prompt store this agency knows; use ${FORMS}`);
+  throw new AgencyError(
+    'invalid_argument',
+    `--store: "${shown}" is not a prompt store this agency knows; use ${FORMS}`,
+  );
 }
 
 // The store's methods, with any failure that is not agency's own (the driver's: a refused connection, a bad

@@ -67,15 +67,24 @@ describe('the prompts key of the operator config', () => {
   });
 
   it.each([
-    [{ pins: ['runner.plan'] }, /prompts\.pins\[0\]: "runner\.plan" is not a prompt version: write it as <id>@<version>/],
+    [
+      { pins: ['runner.plan'] },
+      /prompts\.pins\[0\]: "runner\.plan" is not a prompt version: write it as <id>@<version>/,
+    ],
     [{ pins: ['runner.plan@1', 'runner.plan@0'] }, /prompts\.pins\[1\]: "runner\.plan@0" is not a prompt version/],
     [{ pins: ['runner.plan@x'] }, /prompts\.pins\[0\]: .* is not a prompt version/],
     [{ pins: ['runner.plan@1.5'] }, /prompts\.pins\[0\]: .* is not a prompt version/],
     [{ pins: ['../etc@1'] }, /prompts\.pins\[0\]: "\.\.\/etc@1" is not a prompt version/],
     [{ pins: ['Runner.Plan@1'] }, /prompts\.pins\[0\]: .* is not a prompt version/],
     [{ pins: ['@1'] }, /prompts\.pins\[0\]: "@1" is not a prompt version/],
-    [{ pins: ['my.prompt@1'] }, /prompts\.pins\[0\]: "my\.prompt" is not a prompt agency uses.*pin one of agent\.compress, .*runner\.verify/],
-    [{ pins: ['runner.plan@1', 'runner.plan@2'] }, /prompts\.pins\[1\]: "runner\.plan" is pinned twice \(@1 and @2\); keep one/],
+    [
+      { pins: ['my.prompt@1'] },
+      /prompts\.pins\[0\]: "my\.prompt" is not a prompt agency uses.*pin one of agent\.compress, .*runner\.verify/,
+    ],
+    [
+      { pins: ['runner.plan@1', 'runner.plan@2'] },
+      /prompts\.pins\[1\]: "runner\.plan" is pinned twice \(@1 and @2\); keep one/,
+    ],
     [{ pins: 'runner.plan@1' }, /"prompts\.pins" .*expected array/i],
     [{ pins: [1] }, /"prompts\.pins\.0" .*expected string/i],
     [{ dir: '' }, /"prompts\.dir" /],

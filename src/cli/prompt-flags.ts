@@ -42,7 +42,11 @@ export const PINNABLE_PROMPT_IDS: readonly string[] = Object.keys(BUILTIN_PROMPT
  * Reads one pin, `id@version`, of an id agency's runs use. `where` names the flag or config field in errors.
  * @throws AgencyError `invalid_argument` saying what the value must look like, or naming the ids there are.
  */
-export function parsePromptPin(value: string, where = '--prompt', code: 'invalid_argument' | 'invalid_config' = 'invalid_argument'): [id: string, version: number] {
+export function parsePromptPin(
+  value: string,
+  where = '--prompt',
+  code: 'invalid_argument' | 'invalid_config' = 'invalid_argument',
+): [id: string, version: number] {
   const at = value.lastIndexOf('@');
   const id = value.slice(0, at);
   const digits = value.slice(at + 1);
@@ -69,18 +73,19 @@ export function parsePromptPin(value: string, where = '--prompt', code: 'invalid
  * the config file's folder, each pin must be `id@version` of a prompt agency uses, and an id is pinned once.
  * @throws AgencyError `invalid_config` naming the file and the field, e.g. `config.json: prompts.pins[1]: …`.
  */
-export function operatorPromptsOf(
-  config: z.infer<typeof promptsConfigSchema>,
-  file: string,
-): OperatorPrompts {
+export function operatorPromptsOf(config: z.infer<typeof promptsConfigSchema>, file: string): OperatorPrompts {
   const pins: Record<string, number> = {};
   (config.pins ?? []).forEach((value, index) => {
     const where = `${file}: prompts.pins[${index}]`;
     const [id, version] = parsePromptPin(value, where, 'invalid_config');
     if (pins[id] !== undefined) {
-      throw new AgencyError('invalid_config', `${where}: "${id}" is pinned twice (@${pins[id]} and @${version}); keep one`, {
-        details: { file },
-      });
+      throw new AgencyError(
+        'invalid_config',
+        `${where}: "${id}" is pinned twice (@${pins[id]} and @${version}); keep one`,
+        {
+          details: { file },
+        },
+      );
     }
     pins[id] = version;
   });

@@ -18,7 +18,9 @@ export async function readInputFile(path: string, flag: string, maxBytes: number
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new AgencyError('invalid_argument', `${flag}: ${shown(path)} is not UTF-8 text`, { details: { field: flag } });
+    throw new AgencyError('invalid_argument', `${flag}: ${shown(path)} is not UTF-8 text`, {
+      details: { field: flag },
+    });
   }
 }
 
@@ -27,7 +29,8 @@ async function readRegularFile(path: string, flag: string, maxBytes: number): Pr
   try {
     handle = await open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   } catch (error) {
-    const reason = errnoCode(error) === 'ENOENT' ? 'there is no such file' : `it cannot be opened (${errnoCode(error)})`;
+    const reason =
+      errnoCode(error) === 'ENOENT' ? 'there is no such file' : `it cannot be opened (${errnoCode(error)})`;
     throw new AgencyError('invalid_argument', `${flag}: ${path}: ${reason}`, { details: { field: flag } });
   }
   try {

@@ -250,11 +250,22 @@ describe('agency prompts refuses', () => {
     await writeFile(join(work, 'v.md'), PLAN_V3);
     const builtin = await run(['put', 'runner.plan', '--file', join(work, 'v.md')]);
     expect(builtin.code).toBe(2);
-    expect(builtin.stderr).toMatch(/the built-in prompts take no new versions; give the store to put to: --dir <folder>.*--store sqlite:<path>/);
+    expect(builtin.stderr).toMatch(
+      /the built-in prompts take no new versions; give the store to put to: --dir <folder>.*--store sqlite:<path>/,
+    );
     const both = await run(['ls', '--dir', work, '--store', `sqlite:${join(work, 'x.db')}`]);
     expect(both).toMatchObject({ code: 2 });
     expect(both.stderr).toContain('--dir and --store name two stores');
-    const metadata = await run(['put', 'runner.plan', '--dir', work, '--file', join(work, 'v.md'), '--metadata', '[1]']);
+    const metadata = await run([
+      'put',
+      'runner.plan',
+      '--dir',
+      work,
+      '--file',
+      join(work, 'v.md'),
+      '--metadata',
+      '[1]',
+    ]);
     expect(metadata.code).toBe(2);
     expect(metadata.stderr).toContain('--metadata: must be a JSON object');
     expect((await run(['put', 'runner.plan', '--dir', work])).stderr).toMatch(/required option '--file <path>'/);

@@ -87,7 +87,12 @@ export async function promptsValidateCommand(
   const given = draftOptions(options);
   const text = await readInputFile(options.file, '--file', MAX_PROMPT_TEXT_BYTES);
   return withStore(options, async ({ store }) => {
-    const result = await store.validate({ id, text, ...given, ...(options.by === undefined ? {} : { createdBy: options.by }) });
+    const result = await store.validate({
+      id,
+      text,
+      ...given,
+      ...(options.by === undefined ? {} : { createdBy: options.by }),
+    });
     if (result.ok) {
       out.write(`ok  ${id}: uses ${result.variables.length > 0 ? result.variables.join(', ') : 'no variables'}\n`);
       return EXIT.ok;
@@ -110,8 +115,7 @@ export async function promptsAuditCommand(options: PromptListOptions, out: Outpu
           ? `No audit entries in ${name} yet: each put adds one.\n`
           : 'No audit entries: the built-in prompts have none; puts to a store (--dir or --store) are audited.\n',
       );
-    }
-    else for (const entry of entries) out.write(`${auditLine(entry)}\n`);
+    } else for (const entry of entries) out.write(`${auditLine(entry)}\n`);
     return EXIT.ok;
   });
 }
@@ -154,7 +158,10 @@ function parseRef(ref: string, where: string, needVersion: boolean): [id: string
   checkPromptId(id, where);
   if (at < 0) {
     if (!needVersion) return [id, undefined];
-    throw new AgencyError('invalid_argument', `${where}: "${ref.slice(0, 100)}" names no version; write <id>@<version>, e.g. runner.plan@1`);
+    throw new AgencyError(
+      'invalid_argument',
+      `${where}: "${ref.slice(0, 100)}" names no version; write <id>@<version>, e.g. runner.plan@1`,
+    );
   }
   const digits = ref.slice(at + 1);
   return [id, checkPromptVersion(/^[0-9]+$/.test(digits) ? Number(digits) : Number.NaN, where)];
@@ -180,7 +187,10 @@ function metadataOf(text: string): Record<string, JsonValue> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AgencyError('invalid_argument', `--metadata: not JSON (${(error as Error).message}); give an object, e.g. '{"note":"shorter"}'`);
+    throw new AgencyError(
+      'invalid_argument',
+      `--metadata: not JSON (${(error as Error).message}); give an object, e.g. '{"note":"shorter"}'`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AgencyError('invalid_argument', `--metadata: must be a JSON object, e.g. '{"note":"shorter"}'`);
@@ -195,7 +205,9 @@ function listed({ text: _, ...template }: PromptTemplate): ListedPrompt {
 
 // Where a version comes from: agency's own, or the operator's store.
 function sourceOf(template: Pick<PromptTemplate, 'id' | 'version'>): 'built-in' | 'store' {
-  return BUILTIN_PROMPTS.some((each) => each.id === template.id && each.version === template.version) ? 'built-in' : 'store';
+  return BUILTIN_PROMPTS.some((each) => each.id === template.id && each.version === template.version)
+    ? 'built-in'
+    : 'store';
 }
 
 function osUser(): string {

@@ -29,7 +29,9 @@ export function registerPromptsCommand(program: Command, wrap: WrapAction, out: 
   const prompts = program
     .command('prompts')
     .description("Manage prompt versions over agency's built-in prompts: list, show, put, validate, audit, diff");
-  addStoreOptions(prompts.command('ls').description('The latest version of every prompt; with --id, every version of it'))
+  addStoreOptions(
+    prompts.command('ls').description('The latest version of every prompt; with --id, every version of it'),
+  )
     .option('--id <id>', 'every version of this prompt')
     .option('--json', 'print JSON')
     .action(wrap(async (options) => (await commands()).promptsListCommand(options, out)));
@@ -69,5 +71,7 @@ export function registerPromptsCommand(program: Command, wrap: WrapAction, out: 
       .description("A line diff of two versions' texts")
       .argument('<from>', 'a version, <id>@<version>')
       .argument('<to>', 'another, <id>@<version>'),
-  ).action(wrap(async (from: string, to: string, options) => (await commands()).promptsDiffCommand(from, to, options, out)));
+  ).action(
+    wrap(async (from: string, to: string, options) => (await commands()).promptsDiffCommand(from, to, options, out)),
+  );
 }
