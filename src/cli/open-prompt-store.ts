@@ -96,7 +96,7 @@ async function openSqlStore(text: string): Promise<OpenedPromptStore> {
 }
 
 // The store's methods, with any failure that is not agency's own (the driver's: a refused connection, a bad
-// password) rethrown naming the store as it may be printed, and without the URL's password wherever it appears.
+// password) rethrown naming the store as it may be printed, its message without the URL's password.
 function hidingSecrets(store: PromptStore, url: string): PromptStore {
   const password = new URL(url).password;
   const secrets = [url, password, decoded(password)].filter((secret) => secret.length > 0);
@@ -108,7 +108,10 @@ function hidingSecrets(store: PromptStore, url: string): PromptStore {
         return await method(...args);
       } catch (error) {
         if (AgencyError.isInstance(error)) throw error;
-        throw new Error(`PostgreSQL prompt store at ${printableUrl(url)}: ${scrub(driverMessage(error))}`);
+        // The cause is kept for a debugger; the CLI prints only this message.
+        throw new Error(`PostgreSQL prompt store at ${printableUrl(url)}: ${scrub(driverMessage(error))}`, {
+          cause: error,
+        });
       }
     };
   return {
