@@ -8,6 +8,7 @@ import {
 } from './commands/register-inspect-commands.ts';
 import { registerEvalCommand } from './commands/register-eval-command.ts';
 import { registerMemoryCommand } from './commands/register-memory-command.ts';
+import { registerPromptsCommand } from './commands/register-prompts-command.ts';
 import { registerRunCommands } from './commands/register-run-commands.ts';
 import {
   registerFleetCommands,
@@ -39,6 +40,7 @@ export function buildProgram(out: Output, err: Output, setExit: (code: number) =
   registerDecisionCommands(program, wrap, out);
   registerStopCommand(program, wrap, out);
   registerMemoryCommand(program, wrap, out);
+  registerPromptsCommand(program, wrap, out, err);
   registerServeCommand(program, wrap, out);
   registerMcpCommand(program, wrap, err);
   registerWorkerCommand(program, wrap, out, err);

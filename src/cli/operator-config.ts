@@ -9,6 +9,7 @@ import { parseContractFile } from '../task/task-spec.ts';
 import type { Allowlist } from '../tools/guards/network-allowlist.ts';
 import { type MemoryStoreUrl, parseMemoryStoreUrl } from './memory-store-url.ts';
 import { parseAllowEntry } from './operator-network.ts';
+import { type OperatorPrompts, operatorPromptsOf, promptsConfigSchema } from './prompt-flags.ts';
 
 /**
  * The operator's config file (`--config`, `AGENCY_CONFIG`, or `~/.config/agency/config.json`): isolation, network
@@ -41,6 +42,8 @@ export const operatorConfigSchema = z
       })
       .strict()
       .optional(),
+    /** The runner's prompts: a folder of versions over the built-in ones (relative to this file) and pins. */
+    prompts: promptsConfigSchema.optional(),
   })
   .strict();
 
@@ -61,6 +64,8 @@ export type OperatorSettings = {
   requireTools: string[];
   /** Memory that outlives a run; none when neither the config file nor `--memory` names a store. */
   memory: OperatorMemory | undefined;
+  /** The config file's `prompts`, for `promptOptions` to put the flags over; none when the file has no such key. */
+  prompts?: OperatorPrompts;
   /** Where the operator sets these (the config file read, or where one would be read), for error messages. */
   where: string;
 };
@@ -104,6 +109,7 @@ export async function readOperatorSettings(
     offline: config.offline ?? false,
     requireTools: config.require_tools ?? [],
     memory: memoryOf(config.memory, flags.memory, file),
+    ...(config.prompts ? { prompts: operatorPromptsOf(config.prompts, file) } : {}),
     where: file,
   };
 }

@@ -45,6 +45,7 @@ describe('agency start-up', () => {
       'deny',
       'stop',
       'memory',
+      'prompts',
       'serve',
       'mcp',
       'worker',
@@ -109,6 +110,17 @@ describe('agency start-up', () => {
     expect(files).toContain('src/config/validate-configs.ts');
     expect(files.filter((path) => /^src\/(fleet\/worker|server|task\/runner)/.test(path))).toEqual([]);
     expect(packages.filter((name) => ['hono', '@hono/node-server', 'pino'].includes(name))).toEqual([]);
+  });
+
+  it('prompts ls loads the file store, not the runner, the models or a database driver', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agency-startup-'));
+    const { files, packages, stdout } = await loadedBy(['prompts', 'ls', '--dir', dir]);
+    expect(stdout).toMatch(/^runner\.plan@2 +built-in/m);
+    expect(files).toContain('src/prompts/file/file-prompt-store.ts');
+    expect(files.filter((path) => /^src\/(model|agent|sandbox|server|task\/runner|prompts\/sql)/.test(path))).toEqual(
+      [],
+    );
+    expect(packages.filter((name) => name.startsWith('@ai-sdk/') || ['pg', 'hono', 'pino'].includes(name))).toEqual([]);
   });
 
   it('fleet loads discovery and the worker client, not the runner, the models, the tools or the task layer', async () => {

@@ -6,7 +6,7 @@ import { type PromptSet, promptSetOf } from './prompt-set.ts';
 // (builtin-prompts.test.ts pins each one's digest): a change is a new version added after it, so a journal or a
 // cassette that names `runner.plan@1` always means the same text, and an operator can pin an older version.
 // Version 2 of the runner's persona and phase asks says the same in fewer words: every call of a run carries them,
-// so their length is most of what agency adds to a transcript (docs/eval.md, "Framework overhead"). Act's ask no
+// so their length is most of what agency adds to a transcript (docs/evals.md, "Framework overhead"). Act's ask no
 // longer names request_replan: the tool's own description, sent with every Act call, says when to call it, and the
 // refusal of a tool outside the plan names it again.
 

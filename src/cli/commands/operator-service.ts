@@ -13,6 +13,7 @@ import type { Role } from '../../roles/role.ts';
 import { roleTools } from '../role-options.ts';
 import { type OperatorFlags, type OperatorSettings, readOperatorSettings } from '../operator-config.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
+import { type PromptFlags, promptOptions } from '../prompt-flags.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, taskConfigPath } from '../task-config.ts';
 
 /** The options `agency serve` and `agency mcp` share: the models clients may use and how runs are held. */
@@ -22,7 +23,8 @@ export type ServiceCommandOptions = {
   allowAutoApprovals?: boolean;
   maxRuns?: number;
   price?: Array<[modelId: string, price: ModelPrice]>;
-} & OperatorFlags;
+} & OperatorFlags &
+  PromptFlags;
 
 /**
  * Opens the task service over a data root as `agency serve` and `agency mcp` run it: runs are held to the operator's
@@ -34,6 +36,8 @@ export async function openOperatorService(
   logger: Logger,
 ): Promise<{ service: TaskService; models: string[]; operator: OperatorSettings }> {
   const operator = await readOperatorSettings(options);
+  // One store for every run, checked now: a bad folder or pin stops the server before it serves.
+  const prompts = promptOptions(options, operator.prompts);
   const models = [...new Set([options.model ?? defaultModel(), ...(options.allowModel ?? [])])];
   const catalog = options.price?.length ? extendCatalog(priceEntries(options.price)) : undefined;
   const runnerLogger = logger.child({ component: 'runner' });
@@ -59,6 +63,7 @@ export async function openOperatorService(
         policy: operatorPolicy(settings).extend(taskRules),
         warnings: operatorWarnings(settings),
         logger: runnerLogger,
+        ...prompts,
         ...(catalog ? { catalog } : {}),
       });
     },

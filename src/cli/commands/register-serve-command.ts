@@ -35,6 +35,11 @@ function operatorOptions(command: Command): Command {
     .addOption(new Option('--sandbox <mode>', 'bwrap, or none (warned and journaled)').choices(['bwrap', 'none']))
     .option('--allow-host <host>', 'a host the network tools may reach without approval (repeatable)', repeat)
     .option(
+      '--prompts <dir>',
+      'a folder of prompt versions (<id>/<version>.md) over the built-in prompts (over "prompts.dir" of the config file)',
+    )
+    .option('--prompt <id@version>', 'use this version of a prompt instead of its latest (repeatable)', repeat)
+    .option(
       '--price <model=in/out>',
       'a model price in USD per million tokens: <model>=<input>/<output>[/<cached input>[/<cache write>]]; repeatable',
       collect,

@@ -145,7 +145,7 @@ async function runWith(root: string, { options, mode, out, settings, modelSpec, 
     warnings: operatorWarnings(settings),
     ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    ...promptOptions(options),
+    ...promptOptions(options, settings.operator.prompts),
     ...(memory ? { memory } : {}),
     ...(options.logFile ? { logger: cliLogger(options.logFile, { component: 'runner', name: 'agency-run' }) } : {}),
   });
