@@ -195,6 +195,38 @@ describe('agency eval on malformed suites', () => {
   });
 });
 
+describe('agency eval with prompt versions', () => {
+  it('runs every case with the pinned version of --prompt or the config, and a cassette names the version it holds', async () => {
+    const suite = await suiteOf('release-notes');
+    const pinned = await cli(['eval', suite, '--prompt', 'runner.gather@1'], await env());
+    expect(pinned.stdout).toContain(
+      'call #0 was recorded with prompt runner.gather@2, this run uses runner.gather@1. Pin the recorded version',
+    );
+    expect(pinned.code).toBe(1);
+    // The same pin from the operator config's prompts key; a --prompt of the same id wins over it.
+    const config = join(await tempDir(), 'config.json');
+    await writeFile(config, JSON.stringify({ prompts: { pins: ['runner.gather@1'] } }));
+    const fromConfig = await cli(['eval', suite, '--config', config], await env());
+    expect(fromConfig.stdout).toContain('this run uses runner.gather@1');
+    expect(fromConfig.code).toBe(1);
+    const over = await cli(['eval', suite, '--config', config, '--prompt', 'runner.gather@2'], await env());
+    expect(over.stdout).toContain('1/1 (100.0%)');
+    expect(over.code).toBe(0);
+  }, 60_000);
+
+  it('refuses a --prompts that is not a folder, or a bad pin, before any case runs', async () => {
+    const suite = await suiteOf('release-notes');
+    const missing = join(await tempDir(), 'nope');
+    const run = await cli(['eval', suite, '--prompts', missing], await env());
+    expect(run.stderr).toContain(`--prompts: ${missing} is not a folder`);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+    const pin = await cli(['eval', suite, '--prompt', 'runner.plan'], await env());
+    expect(pin.stderr).toContain('write it as <id>@<version>');
+    expect(pin.code).toBe(2);
+  });
+});
+
 describe('agency eval interrupted', () => {
   it('stops at Ctrl-C: the running case is cancelled, the rest skipped, and a partial report is written', async () => {
     // A model that takes every request and never answers, so the first case is mid-call when Ctrl-C comes.

@@ -17,13 +17,16 @@ import { checkTaskFolder } from '../../task/layout.ts';
 import { EXIT } from '../exit-codes.ts';
 import { type OperatorSettings, readOperatorSettings } from '../operator-config.ts';
 import { operatorPolicy, operatorWarnings } from '../operator-policy.ts';
+import { type PromptFlags, promptOptions } from '../prompt-flags.ts';
 import type { Output } from '../render.ts';
 import { stopOnSignals } from '../signals.ts';
 import { cliTaskTools, narrowToOperator, readTaskConfig, taskConfigPath } from '../task-config.ts';
 import { formatCaseLine, formatEvalTable, formatRegressions } from './eval-table.ts';
 
+type PromptOptions = ReturnType<typeof promptOptions>;
+
 /** Options of `agency eval`. */
-export type EvalCommandOptions = {
+export type EvalCommandOptions = PromptFlags & {
   model?: string;
   record?: boolean;
   concurrency?: number;
@@ -49,6 +52,8 @@ export async function evalCommand(suiteDir: string, options: EvalCommandOptions,
   // Read before anything runs, so a bad file to compare with costs no run.
   const previous = options.compare ? await readEvalReport(options.compare) : undefined;
   const operator = await readOperatorSettings(options.config ? { config: options.config } : {});
+  // Checked once, before any case runs: a bad folder or pin is one usage error, not a failure of every case.
+  const prompts = promptOptions(options, operator.prompts);
   // A bad spec or a missing API key is a usage error, said once, not a failure of every case.
   if (options.model) resolveModelOrReplay(options.model);
   const workDir = options.workDir ? resolve(options.workDir) : await mkdtemp(join(tmpdir(), 'agency-eval-'));
@@ -66,7 +71,7 @@ export async function evalCommand(suiteDir: string, options: EvalCommandOptions,
       signal: controller.signal,
       names: { suite: relative(process.cwd(), suite.dir) || '.', model: modelName },
       onCase: (item) => out.write(formatCaseLine(item, out)),
-      setup: caseSetup(operator, options),
+      setup: caseSetup(operator, prompts, options),
     });
   } finally {
     removeSignalHandlers();
@@ -79,9 +84,10 @@ export async function evalCommand(suiteDir: string, options: EvalCommandOptions,
   return exitCodeOf(report, regressions);
 }
 
-// Each case's copy runs as `agency run` would run it: the operator's settings narrowed by the task's agency.json.
-// The operator's memory store is not opened: a case remembers nothing of another, or of an earlier eval.
-function caseSetup(operator: OperatorSettings, options: EvalCommandOptions) {
+// Each case's copy runs as `agency run` would run it: the operator's settings narrowed by the task's agency.json,
+// and the prompt versions of the config's `prompts` and the flags. The operator's memory store is not opened: a case
+// remembers nothing of another, or of an earlier eval.
+function caseSetup(operator: OperatorSettings, prompts: PromptOptions, options: EvalCommandOptions) {
   return async (evalCase: EvalCase, root: string): Promise<CaseRunSetup> => {
     const paths = await checkTaskFolder(root);
     const settings = narrowToOperator(operator, await readTaskConfig(paths), taskConfigPath(paths));
@@ -96,6 +102,7 @@ function caseSetup(operator: OperatorSettings, options: EvalCommandOptions) {
         policy: operatorPolicy(settings),
         warnings: operatorWarnings(settings),
         ...(options.price?.length ? { catalog: extendCatalog(priceEntries(options.price)) } : {}),
+        ...prompts,
       },
     };
   };

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
-import { collect, parsePrices } from './register-run-commands.ts';
+import { addPromptOptions, collect, parsePrices } from './register-run-commands.ts';
 
 // eval.ts loads the runner, the models and the tools: only when `agency eval` runs.
 const commands = () => import('./eval.ts');
@@ -21,7 +21,7 @@ function percent(value: string): number {
 
 /** Registers `agency eval <suite>`: run an eval suite, report, and compare with an earlier report. */
 export function registerEvalCommand(program: Command, wrap: WrapAction, out: Output): void {
-  program
+  const command = program
     .command('eval')
     .description('Run an eval suite of tasks with expected outcomes, and report (docs/evals.md)')
     .argument('<suite>', 'the suite folder: one sub-folder per case, each with task/, expect.yaml and cassette.jsonl')
@@ -39,7 +39,8 @@ export function registerEvalCommand(program: Command, wrap: WrapAction, out: Out
       collect,
       [],
     )
-    .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
+    .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)');
+  addPromptOptions(command)
     .hook('preAction', (command) => parsePrices(command))
     .action(wrap(async (suite: string, options) => (await commands()).evalCommand(suite, options, out)));
 }

@@ -49,7 +49,7 @@ export async function parsePrices(command: Command): Promise<void> {
 
 // The choices are spelled out rather than imported, so that registering the commands loads no config code.
 function addRunOptions(command: Command): Command {
-  return command
+  const models = command
     .option(
       '--model <spec>',
       'openai:<model>, openai-chat:<model>, anthropic:<model>, openai-compatible:<url>#<model> or replay:<cassette>',
@@ -82,16 +82,8 @@ function addRunOptions(command: Command): Command {
     .option(
       '--record <cassette>',
       'record every model call to a cassette, to replay later with --model replay:<cassette>',
-    )
-    .option(
-      '--prompts <dir>',
-      "a folder of prompt versions (<id>/<version>.md) over agency's built-in prompts: each id's latest is used",
-    )
-    .option(
-      '--prompt <id@version>',
-      'use this version of a prompt instead of its latest, e.g. runner.plan@1 (repeatable)',
-      (value: string, previous: string[] = []) => [...previous, promptPin(value)],
-    )
+    );
+  return addPromptOptions(models)
     .option('--json', 'print journal frames as NDJSON, then the result as one JSON line')
     .option(
       '--log-file <file>',
@@ -130,6 +122,20 @@ function promptPin(value: string): string {
     throw new InvalidArgumentError('write it as <id>@<version>, e.g. runner.plan@1');
   }
   return value;
+}
+
+/** `--prompts <dir>` and `--prompt <id@version>`, over the operator config's `prompts` (docs/prompts.md). */
+export function addPromptOptions(command: Command): Command {
+  return command
+    .option(
+      '--prompts <dir>',
+      'a folder of prompt versions (<id>/<version>.md) over the built-in prompts (over "prompts.dir" of the config file)',
+    )
+    .option(
+      '--prompt <id@version>',
+      'use this version of a prompt instead of its latest, e.g. runner.plan@1 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, promptPin(value)],
+    );
 }
 
 /** Registers `agency run` and `agency resume`. */

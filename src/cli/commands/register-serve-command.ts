@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { WrapAction } from '../command-action.ts';
 import type { Output } from '../render.ts';
-import { collect, parsePrices } from './register-run-commands.ts';
+import { addPromptOptions, collect, parsePrices } from './register-run-commands.ts';
 
 function port(value: string): number {
   const number = Number(value);
@@ -23,7 +23,7 @@ function modelOptions(command: Command): Command {
 
 // The operator's settings runs are held to: `serve` and `mcp` alike.
 function operatorOptions(command: Command): Command {
-  return command
+  const settings = command
     .option('--config <file>', 'the operator config file (default: $AGENCY_CONFIG, else ~/.config/agency/config.json)')
     .addOption(
       new Option('--policy <name>', 'default, strict, or permissive (warned and journaled)').choices([
@@ -33,12 +33,8 @@ function operatorOptions(command: Command): Command {
       ]),
     )
     .addOption(new Option('--sandbox <mode>', 'bwrap, or none (warned and journaled)').choices(['bwrap', 'none']))
-    .option('--allow-host <host>', 'a host the network tools may reach without approval (repeatable)', repeat)
-    .option(
-      '--prompts <dir>',
-      'a folder of prompt versions (<id>/<version>.md) over the built-in prompts (over "prompts.dir" of the config file)',
-    )
-    .option('--prompt <id@version>', 'use this version of a prompt instead of its latest (repeatable)', repeat)
+    .option('--allow-host <host>', 'a host the network tools may reach without approval (repeatable)', repeat);
+  return addPromptOptions(settings)
     .option(
       '--price <model=in/out>',
       'a model price in USD per million tokens: <model>=<input>/<output>[/<cached input>[/<cache write>]]; repeatable',
