@@ -116,7 +116,7 @@ describe('failing the tasks of lost workers', () => {
     await takenTask(db.pool, 'task-restarted', 'restarted');
     await db.pool.query("UPDATE agency.tasks SET state = 'cancelling' WHERE id = 'task-stopped'");
     expect((await failLostTasks(db.pool, { taskId: 'task-stopped' }))[0]?.message).toMatch(
-      /its worker stopped stopped/,
+      /its worker stopped stopped \(last heartbeat 20\d\d-.*Z\) while a turn ran/,
     );
     expect((await failLostTasks(db.pool, { taskId: 'task-nobody' }))[0]?.message).toMatch(/nobody is not registered/);
     expect(await failLostTasks(db.pool, { taskId: 'task-restarted', restarted: 'someone else' })).toEqual([]);
@@ -147,7 +147,7 @@ describe('failing the tasks of lost workers', () => {
     await worker(name, 0, { stopped: true });
     await takenTask(db.pool, `task-'quoted'`, name);
     const [lost] = await failLostTasks(db.pool, { taskId: `task-'quoted'` });
-    expect(lost?.message).toContain(`Task task-'quoted': its worker ${name} stopped`);
+    expect(lost?.message).toContain(`Task task-'quoted': its worker ${name} stopped (last heartbeat `);
     expect((await readTask(db.pool, `task-'quoted'`))?.error).toEqual({ type: 'worker_lost', message: lost?.message });
   });
 

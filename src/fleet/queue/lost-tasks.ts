@@ -54,7 +54,7 @@ const LOST_TASKS_SQL = `
   WITH lost AS (
     SELECT t.id, t.epoch, t.worker,
       CASE WHEN t.worker = $6 THEN 'restarted' WHEN w.name IS NULL THEN 'is not registered'
-        WHEN w.state = 'stopped' THEN 'stopped' ELSE 'was lost (last heartbeat ' ||
+        ELSE CASE WHEN w.state = 'stopped' THEN 'stopped' ELSE 'was lost' END || ' (last heartbeat ' ||
           to_char(w.last_heartbeat AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ')' END AS why
     FROM agency.tasks t LEFT JOIN agency.workers w ON w.name = t.worker
     WHERE t.state IN ('working', 'cancelling') AND t.worker IS NOT NULL AND ($1::text IS NULL OR t.id = $1)
