@@ -64,8 +64,9 @@ describe('a worker lost during a later turn', () => {
       state: 'lost',
       error: { type: 'worker_lost', message: expect.stringMatching(/its worker alone was lost \(last heartbeat /) },
     });
-    // Lost past 6 heartbeats of 1 s, the last up to 1 s before the kill; then at most a poll of the settle (250 ms).
-    expect(took).toBeGreaterThan(4);
+    // Lost past 6 heartbeats of 1 s, the last up to 1 s before the kill (more on a loaded machine), then at most a
+    // poll of the settle (250 ms): about 5-6 s, bounded at 12.
+    expect(took).toBeGreaterThan(3);
     expect(took).toBeLessThan(12);
     const failed = await expectFailedLost(task.task_id, before, /^Task task-\w+: its worker alone was lost/);
     const history = await taskHistory(fleet.db.pool, task.task_id);
