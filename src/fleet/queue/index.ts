@@ -17,6 +17,8 @@
 //   in its config): it registers in `agency.workers` with its labels, heartbeats, takes jobs when idle from every
 //   queue of its executor whose labels it has (the list read again every 5 s), and writes every state change of the
 //   task (fenced by epoch) to `agency.tasks` and `agency.task_history`.
+// - `failLostTasks(pool, options?)`: fails `worker_lost` the tasks whose worker was lost or stopped with no live
+//   pg-boss job behind them (a later turn); each queue worker runs it every heartbeat, and `settle` while it waits.
 //
 // Tables (schema `agency`), readable by SQL:
 // - `agency.workers(name, url, host, executors text[], labels text[], state, current_task, heartbeat_seconds,
@@ -42,6 +44,7 @@ export { type TaskJob, taskJobSchema } from './job.ts';
 export { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION, migrateFleet } from './migrations.ts';
 export { createQueueDispatch, holderUrl, type QueueDispatch, type QueueDispatchOptions } from './queue-dispatch.ts';
 export { startQueueWorker, type QueueWorker, type QueueWorkerOptions } from './queue-worker.ts';
+export { failLostTasks, type LostTask, type LostTaskSweep } from './lost-tasks.ts';
 export { healthOf, listWorkers, readRegistry, type RegisteredWorker, type RegistryHealth } from './registry.ts';
 export {
   cancelQueuedTask,

@@ -7,8 +7,10 @@ import { findPlaced } from '../directors/placement.ts';
 import type { DispatchOutcome, DispatchedTask, TaskDispatch } from '../directors/task-dispatch.ts';
 import { createWorkerClient, type WorkerClient } from '../worker-client.ts';
 import { newWorkerTaskId } from '../worker/worker.ts';
+import { isConnectionLost } from './connection-lost.ts';
 import type { FleetDatabase } from './database.ts';
 import { type TaskJob, taskJobSchema } from './job.ts';
+import { failLostTasks } from './lost-tasks.ts';
 import { findWorker } from './registry.ts';
 import { cancelQueuedTask, insertTask, readTask, sessionTask, type TaskRow } from './task-rows.ts';
 import { createTaskWatch } from './task-watch.ts';
@@ -47,7 +49,8 @@ export type QueueDispatch = TaskDispatch & { close(): Promise<void> };
  * A `TaskDispatch` over the fleet's database. `dispatch` inserts the task's row (`queued`) and sends its job
  * (singletonKey = task id, so a task is never queued twice) without waiting for a worker: `prefer` and `waitMs` do
  * not apply, and the returned `worker` is the queue's (`{name: "queue", url: "queue:<queue>"}`) until a worker
- * takes it. `settle` follows the row; `continue`, `end` and `cancel` go to the worker the row names, by its URL in
+ * takes it. `settle` follows the row, failing it `worker_lost` once its worker is lost with no job behind the task
+ * ({@link failLostTasks}); `continue`, `end` and `cancel` go to the worker the row names, by its URL in
  * the registry, and fail with `worker_lost` when that worker stopped or its heartbeats stopped. `find` looks a
  * placement up by its session in the task rows (a next turn, on the worker that holds the task), so a director
  * restarted between a dispatch and its record follows the task instead of queueing it again.
@@ -101,7 +104,7 @@ export function createQueueDispatch({
       return { ...queued, worker };
     },
     async settle(task, { signal } = {}) {
-      const row = await watch.until(task.task_id, (row) => !RUNNING.has(row.state), signal);
+      const row = await watch.until(task.task_id, (row) => !RUNNING.has(row.state), signal, lostSweep(db, pollMs));
       return outcomeOf(row);
     },
     async continue(task, prompt, { signal } = {}) {
@@ -127,6 +130,19 @@ export function createQueueDispatch({
 }
 
 const RUNNING = new Set(['queued', 'working', 'cancelling']);
+
+// While a task is followed, its turn is failed `worker_lost` once its worker is lost with no job behind it (a later
+// turn), looked for at most once every `pollMs`: a fleet whose every worker is gone still settles it.
+function lostSweep(db: FleetDatabase, pollMs: number): (row: TaskRow) => Promise<void> {
+  let swept = 0;
+  return async (row) => {
+    if (row.state === 'queued' || Date.now() - swept < pollMs) return;
+    swept = Date.now();
+    await failLostTasks(db.pool, { taskId: row.id }).catch((error: unknown) => {
+      if (!isConnectionLost(error)) throw error;
+    });
+  };
+}
 
 // The worker that took a task, by its name and registry URL; a task none took within `waitMs` is cancelled
 // (`agent_busy`), unless a worker took it meanwhile.

@@ -1,15 +1,18 @@
 // A worker in queue mode: registered in `agency.workers` with heartbeats, it takes jobs from its executor's queue
 // when idle, takes each task with a new epoch, runs it with the worker's own machinery, and mirrors the task's
 // records to `agency.tasks` (fenced). A job that fails validation is dead-lettered; a job whose earlier run was lost
-// resumes from its journal (`builtin` on shared sessions), runs again (`rerun_on_loss`) or ends `worker_lost`.
+// resumes from its journal (`builtin` on shared sessions), runs again (`rerun_on_loss`) or ends `worker_lost`; a
+// later turn whose worker was lost (no job behind it) is failed `worker_lost` by a pass every heartbeat.
 import type { JobResult } from 'pg-boss';
 import { errorMessage } from '../../core/errors.ts';
 import type { HistoryListener, LineListener } from '../worker/history-tap.ts';
 import type { LifecycleLog } from '../worker/lifecycle-log.ts';
 import type { Worker } from '../worker/worker.ts';
+import { isConnectionLost } from './connection-lost.ts';
 import { type FleetDatabase, openFleetDatabase } from './database.ts';
 import { jobProblem, type TaskJob } from './job.ts';
 import { workLabelQueues } from './label-queues.ts';
+import { failLostTasks, type LostTask } from './lost-tasks.ts';
 import { heartbeat, markStopped, registerWorker } from './registry.ts';
 import { createTaskMirror, type TaskMirror } from './task-mirror.ts';
 import { placeSession, type SessionPlace } from './session-place.ts';
@@ -75,14 +78,18 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   for (const { id, epoch, lines, events } of await heldTasks(db.pool, name, 'idle'))
     mirror.hold(id, epoch, { sentLines: lines, events });
   const recordOf = (id: string) => worker.record(id).catch(() => undefined);
-  for (const id of await commitUnsentEnds(db.pool, name, mirror, recordOf))
+  const unsent = await commitUnsentEnds(db.pool, name, mirror, recordOf);
+  for (const id of unsent.committed)
     lifecycle.warn(`task ${id}: its end, saved here before a crash, is now written to the fleet database`);
+  logLost(lifecycle, unsent.failed);
+  let sweeping: Promise<void> | undefined;
   const beat = setInterval(() => {
     const current = worker.active()?.record.task_id ?? null;
     const state = worker.phase === 'stopping' ? 'stopping' : current ? 'working' : 'idle';
     heartbeat(db.pool, name, state, current).catch((error: unknown) =>
       lifecycle.warn(`fleet heartbeat failed: ${errorMessage(error)}`),
     );
+    sweeping ??= sweepLostTasks(db, lifecycle).finally(() => (sweeping = undefined));
   }, heartbeatSeconds * 1_000);
   beat.unref();
   const queues = await workLabelQueues({
@@ -99,12 +106,29 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(beat);
+        await sweeping;
         await queues.stop();
         await markStopped(db.pool, name).catch(() => undefined);
         await db.close();
       })()),
   };
 }
+
+// Every heartbeat, a pass over the fleet's tasks: those whose worker was lost during a later turn fail `worker_lost`.
+async function sweepLostTasks(db: FleetDatabase, lifecycle: LifecycleLog): Promise<void> {
+  try {
+    logLost(lifecycle, await failLostTasks(db.pool));
+  } catch (error) {
+    // An unreachable database is the heartbeat's to report.
+    if (!isConnectionLost(error))
+      lifecycle.warn(`fleet: could not look for tasks of lost workers: ${errorMessage(error)}`);
+  }
+}
+
+const logLost = (lifecycle: LifecycleLog, tasks: LostTask[]) => {
+  for (const task of tasks)
+    lifecycle.warn(`task ${task.id}: failed worker_lost (epoch ${task.epoch}): ${task.message}`);
+};
 
 type JobContext = QueueWorkerOptions & { db: FleetDatabase; mirror: TaskMirror };
 

@@ -98,6 +98,9 @@ export async function findWorker(pool: Pool, name: string): Promise<RegisteredWo
   return (await listWorkers(pool)).find((worker) => worker.name === name);
 }
 
+/** Heartbeat intervals past which a worker is `late`, and `lost`. */
+export const HEALTH_INTERVALS = { late: 2, lost: 6 } as const;
+
 /** The health of a worker whose last heartbeat is `heartbeat_age_seconds` old. */
 export function healthOf(worker: {
   state: string;
@@ -105,6 +108,6 @@ export function healthOf(worker: {
   heartbeat_age_seconds: number;
 }): RegistryHealth {
   if (worker.state === 'stopped') return 'stopped';
-  if (worker.heartbeat_age_seconds <= 2 * worker.heartbeat_seconds) return 'healthy';
-  return worker.heartbeat_age_seconds <= 6 * worker.heartbeat_seconds ? 'late' : 'lost';
+  if (worker.heartbeat_age_seconds <= HEALTH_INTERVALS.late * worker.heartbeat_seconds) return 'healthy';
+  return worker.heartbeat_age_seconds <= HEALTH_INTERVALS.lost * worker.heartbeat_seconds ? 'late' : 'lost';
 }

@@ -8,8 +8,16 @@ import { readTask, TASKS_CHANNEL, type TaskRow } from './task-rows.ts';
 
 /** Waits for task rows to change. */
 export type TaskWatch = {
-  /** Resolves with the task's row once `done(row)` holds. @throws AgencyError `aborted`, `task_not_found` */
-  until(id: string, done: (row: TaskRow) => boolean, signal?: AbortSignal): Promise<TaskRow>;
+  /**
+   * Resolves with the task's row once `done(row)` holds; `between`, if given, runs with each row read that does not,
+   * before the wait for the next change. @throws AgencyError `aborted`, `task_not_found`
+   */
+  until(
+    id: string,
+    done: (row: TaskRow) => boolean,
+    signal?: AbortSignal,
+    between?: (row: TaskRow) => Promise<void>,
+  ): Promise<TaskRow>;
   /**
    * Resolves at the task's next notification, after the poll interval (a lost notification, a dropped connection:
    * the listening connection is made anew on the next call), or when `signal` aborts.
@@ -44,7 +52,7 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
         return undefined;
       }));
   return {
-    async until(id, done, signal) {
+    async until(id, done, signal, between) {
       for (let failures = 0; ;) {
         if (signal?.aborted) throw new AgencyError('aborted', `stopped following task ${id}`);
         await listen();
@@ -60,6 +68,7 @@ export function createTaskWatch(pool: Pool, { pollMs = 1_000 }: { pollMs?: numbe
         failures = 0;
         if (!row) throw new AgencyError('task_not_found', `Task ${id} not found in the fleet database`);
         if (done(row)) return row;
+        await between?.(row);
         await nextChange(waiters, id, pollMs, signal);
       }
     },

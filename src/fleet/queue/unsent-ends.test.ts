@@ -1,5 +1,6 @@
 // A worker killed between saving a task's end in its history and writing it to the database: restarted, it writes
-// that end (fenced), so the task is not run again; a run it lost, or a task taken since by another, is left alone.
+// that end (fenced), so the task is not run again; a run it lost is left to its job's lease, or fails when it has
+// none (a later turn); a task taken since by another is left alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TempPostgres } from '../../../test/support/postgres.ts';
 import type { HistoryRecord } from '../api/worker-schemas.ts';
@@ -26,6 +27,9 @@ describe('ends saved before a crash and never sent', () => {
     const mirror = testMirror(db.pool, stale);
     await takenTask(db.pool, 'task-ended');
     await takenTask(db.pool, 'task-lost');
+    await takenTask(db.pool, 'task-lost-later');
+    // The lost run of a first turn has its job, live until its lease lapses; a later turn's has none.
+    await db.boss.send(await db.taskQueue('builtin', []), { task_id: 'task-lost' }, { singletonKey: 'task-lost' });
     await takenTask(db.pool, 'task-unknown');
     await takenTask(db.pool, 'task-taken');
     const taken = await takeTask(db.pool, 'task-taken', 'w2'); // w1's lease lapsed; w2 has it now
@@ -33,13 +37,24 @@ describe('ends saved before a crash and never sent', () => {
     const local: Record<string, HistoryRecord> = {
       'task-ended': taskRecord('task-ended', 'completed', { output: 'the answer' }),
       'task-lost': taskRecord('task-lost', 'failed', { error: { type: 'worker_lost', message: 'the worker stopped' } }),
+      'task-lost-later': taskRecord('task-lost-later', 'failed', {
+        error: { type: 'worker_lost', message: 'the worker stopped' },
+      }),
       'task-taken': taskRecord('task-taken', 'completed'),
       'task-of-w2': taskRecord('task-of-w2', 'completed'),
     };
 
     const written = await commitUnsentEnds(db.pool, 'w1', mirror, async (id) => local[id]);
 
-    expect(written).toEqual(['task-ended']);
+    expect(written.committed).toEqual(['task-ended']);
+    expect(written.failed).toEqual([
+      expect.objectContaining({ id: 'task-lost-later', epoch: 2, message: expect.stringMatching(/w1 restarted/) }),
+    ]);
+    expect(await readTask(db.pool, 'task-lost-later')).toMatchObject({
+      state: 'failed',
+      epoch: 2,
+      error: { type: 'worker_lost' },
+    });
     expect(await readTask(db.pool, 'task-ended')).toMatchObject({
       state: 'completed',
       epoch: 1,
@@ -48,7 +63,7 @@ describe('ends saved before a crash and never sent', () => {
     });
     expect((await taskHistory(db.pool, 'task-ended')).map(({ epoch }) => epoch)).not.toContain(2);
     expect(await takeTask(db.pool, 'task-ended', 'w3')).toBeUndefined();
-    // Left to the lease: a run the restart marked lost, and one with no record here.
+    // Left to the lease: a run the restart marked lost whose job is live, and one with no record here.
     expect(await readTask(db.pool, 'task-lost')).toMatchObject({ state: 'working', worker: 'w1' });
     expect(await readTask(db.pool, 'task-unknown')).toMatchObject({ state: 'working', worker: 'w1' });
     // Not w1's any more, or never: untouched.
