@@ -98,6 +98,20 @@ describe('createRedactor: registered values', () => {
     expect(redactor.redactText('cred-canary-12345')).toBe(REDACTED);
   });
 
+  it('does not cut open a secret of a known shape that shares 10 characters with a registered value', () => {
+    // Two Anthropic keys share `sk-ant-api03-`; two canaries `-canary-` and the hex digits after it.
+    const registered = 'sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAA1111';
+    const other = 'sk-ant-api03-Zq8wX3vB7nM2kL5pR9tY4uE6iO1aS0dF';
+    const redactor = createRedactor({ extraSecrets: [registered, 'cred-canary-ab0123456789abcdef012345'] });
+    expect(redactor.redactText(`keys ${other} and ${registered}`)).toBe(
+      'keys [REDACTED:anthropic] and [REDACTED:anthropic]',
+    );
+    expect(redactor.redactText('key sk-canary-ab9f8e7d6c5b4a39281706f5e4d3c2b1 end')).toBe('key [REDACTED:openai] end');
+    // A registered value a pattern cut into is still found by what is left of it.
+    const cut = createRedactor({ extraSecrets: ['prefix-0123456789 sk-AbCdEfGhIjKlMnOpQrSt'] });
+    expect(cut.redactText('prefix-0123456789 sk-AbCdEfGhIjKlMnOpQrSt')).toBe(`${REDACTED}[REDACTED:openai]`);
+  });
+
   it('uses custom patterns instead of the defaults', () => {
     const redactor = createRedactor({ patterns: [{ kind: 'card', regex: /\b\d{4}-\d{4}-\d{4}-\d{4}\b/ }] });
     expect(redactor.redactText('card 1234-5678-9012-3456 and sk-AbCdEfGhIjKlMnOpQrSt')).toBe(

@@ -152,8 +152,11 @@ export function createRedactor({
   }));
   const secrets = createSecretMatcher({ minLength: MIN_SECRET_LENGTH, replacement: REDACTED, fragmentLength });
 
+  // The patterns go first: a registered secret sharing 10 characters with another secret (two Anthropic keys share
+  // `sk-ant-api03-`) would otherwise cut that prefix out of it, and the pattern would no longer match its rest. A
+  // registered secret that a pattern cut into is still found by its remaining runs of 10 characters.
   const redactText = (text: string): string => {
-    let out = secrets.redact(text);
+    let out = text;
     for (const { kind, regex } of compiled) {
       regex.lastIndex = 0;
       out = out.replace(regex, (...args: unknown[]) => {
@@ -162,7 +165,7 @@ export function createRedactor({
         return `${keep ?? ''}[REDACTED:${kind}]`;
       });
     }
-    return out;
+    return secrets.redact(out);
   };
 
   const redactor: Redactor = {

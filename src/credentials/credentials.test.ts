@@ -58,7 +58,8 @@ describe('credential sources', () => {
     await expect(b.withCredentials('sandbox_exec', (c) => c.get('github'))).rejects.toThrow(
       'Credential "github" is not in the scope of tool "sandbox_exec"; add "sandbox_exec" to its "tools"',
     );
-    expect(redactor.redactText(`x ${TOKEN}`)).toBe(`x ${REDACTED}`);
+    // A registered value of a known shape is redacted as that shape.
+    expect(redactor.redactText(`x ${TOKEN}`)).toBe('x [REDACTED:github]');
   });
 
   it('env: a missing variable names it', async () => {
@@ -253,7 +254,7 @@ describe('createCredentialBroker', () => {
       env: { A: TOKEN },
     });
     await b.preload();
-    expect(redactor.redactText(`${TOKEN} callback-secret-value`)).toBe(`${REDACTED} ${REDACTED}`);
+    expect(redactor.redactText(`${TOKEN} callback-secret-value`)).toBe(`[REDACTED:github] ${REDACTED}`);
   });
 
   it.each([

@@ -233,21 +233,23 @@ describe('content on spans', () => {
     const spans = telemetry.spans();
     const [first, , last] = spans;
     const input = JSON.parse(String(first?.attributes['gen_ai.input.messages']));
-    expect(input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Use the key [REDACTED]' }] }]);
+    expect(input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Use the key [REDACTED:openai]' }] }]);
     expect(JSON.parse(String(first?.attributes['gen_ai.system_instructions']))).toEqual([
       { type: 'text', content: 'Be terse.' },
     ]);
     expect(JSON.parse(String(first?.attributes['gen_ai.output.messages']))).toEqual([
       {
         role: 'assistant',
-        parts: [{ type: 'tool_call', id: 'e1', name: 'echo', arguments: { text: 'key [REDACTED]' } }],
+        parts: [{ type: 'tool_call', id: 'e1', name: 'echo', arguments: { text: 'key [REDACTED:openai]' } }],
         finish_reason: 'tool-calls',
       },
     ]);
     const tool = spanNamed(spans, 'execute_tool echo');
-    expect(JSON.parse(String(tool.attributes['gen_ai.tool.call.arguments']))).toEqual({ text: 'key [REDACTED]' });
-    expect(JSON.parse(String(tool.attributes['gen_ai.tool.call.result']))).toBe('echo: key [REDACTED]');
-    expect(String(last?.attributes['gen_ai.output.messages'])).toContain('Done with [REDACTED].');
+    expect(JSON.parse(String(tool.attributes['gen_ai.tool.call.arguments']))).toEqual({
+      text: 'key [REDACTED:openai]',
+    });
+    expect(JSON.parse(String(tool.attributes['gen_ai.tool.call.result']))).toBe('echo: key [REDACTED:openai]');
+    expect(String(last?.attributes['gen_ai.output.messages'])).toContain('Done with [REDACTED:openai].');
     const everything = JSON.stringify(spans.map((span) => [span.attributes, span.status]));
     for (let start = 0; start + 10 <= secret.length; start++)
       expect(everything).not.toContain(secret.slice(start, start + 10));
@@ -299,7 +301,7 @@ describe('content on spans', () => {
     const model = new ScriptedModel([{ toolCalls: [{ id: 'l1', name: 'leaky', input: {} }] }, 'gave up']);
     await new LLMAgent({ name: 'leaker', model, tools: [leaky] }).execute({ input: 'go' });
     const tool = spanNamed(telemetry.spans(), 'execute_tool leaky');
-    expect(tool.status.message).toContain('[REDACTED]');
+    expect(tool.status.message).toContain('[REDACTED:openai]');
     expect(tool.status.message).not.toContain(secret.slice(0, 10));
   });
 });

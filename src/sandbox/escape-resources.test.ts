@@ -87,6 +87,8 @@ async function watch<T>(needle: string, run: () => Promise<T>) {
 }
 
 const MiB = 1024 * 1024;
+// How long a command that went past diskBytes waits to be stopped before it writes on: the watchdog's bound.
+const PAST_LIMIT_WAIT_S = 10;
 
 describe.skipIf(!status.ok)(`resources battery${skipReason}`, () => {
   it('caps the processes of a fork tree, and the host stays responsive', async () => {
@@ -166,10 +168,13 @@ describe.skipIf(!status.ok)(`resources battery${skipReason}`, () => {
     const extra = join(workdir, '..', `extra-${process.pid}`);
     mkdirSync(extra);
     try {
-      // Many 1 MiB files, each far below fileSizeBytes, spread over the workdir and a readWritePaths entry.
+      // Many 1 MiB files, each far below fileSizeBytes, spread over the workdir and a readWritePaths entry. Past the
+      // limit (24 MiB written) the command waits to be stopped: how many more megabytes a busy host lets it write
+      // before the watchdog's next look is not what is tested, that it is stopped is.
       const many = await bash(
-        `for i in $(seq 1 200); do head -c 1M /dev/zero > f$i; head -c 1M /dev/zero > ${extra}/g$i; done; echo DONE`,
-        { limits: { diskBytes: 16 * MiB }, readWritePaths: [extra] },
+        `for i in $(seq 1 200); do head -c 1M /dev/zero > f$i; head -c 1M /dev/zero > ${extra}/g$i; ` +
+          `if [ $i = 12 ]; then sleep ${PAST_LIMIT_WAIT_S}; fi; done; echo DONE`,
+        { limits: { diskBytes: 16 * MiB }, readWritePaths: [extra], timeoutMs: 2 * PAST_LIMIT_WAIT_S * 1000 },
       );
       expect(many.limitsReached).toEqual(['diskBytes']);
       expect(many.stdout).not.toContain('DONE');
@@ -184,9 +189,11 @@ describe.skipIf(!status.ok)(`resources battery${skipReason}`, () => {
     // Three dense files, as a command filling the disk with big files would write them.
     rmSync(workdir, { recursive: true, force: true });
     mkdirSync(workdir);
-    const few = await bash('for i in 1 2 3; do head -c 24M /dev/zero > big$i; done; echo DONE', {
-      limits: { diskBytes: 32 * MiB },
-    });
+    const few = await bash(
+      `head -c 24M /dev/zero > big1; head -c 24M /dev/zero > big2; sleep ${PAST_LIMIT_WAIT_S}; ` +
+        'head -c 24M /dev/zero > big3; echo DONE',
+      { limits: { diskBytes: 32 * MiB }, timeoutMs: 2 * PAST_LIMIT_WAIT_S * 1000 },
+    );
     expect(few.limitsReached).toEqual(['diskBytes']);
     expect(few.stdout).not.toContain('DONE');
     const sizes = readdirSync(workdir).map((name) => statSync(join(workdir, name)).size);

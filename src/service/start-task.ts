@@ -1,7 +1,7 @@
 import type { StartTaskRequest, TaskAction, TaskResult } from '../api/schemas.ts';
 import { AgencyError } from '../core/errors.ts';
 import type { ResultView } from '../task/result.ts';
-import { actionOf, enqueueStart, recordOf, type ServiceCore, taskRootOf } from './service-core.ts';
+import { actionOf, enqueueStart, liveOf, recordOf, type ServiceCore, taskRootOf } from './service-core.ts';
 import { createTaskFolder, inlineFiles } from './task-intake.ts';
 import { goalOf, readTaskRecord, TASK_REQUEST_VERSION, taskSpecOf, writeTaskRequest } from './task-records.ts';
 import type { Principal } from './task-service.ts';
@@ -43,7 +43,7 @@ export async function startAndWait(
 ): Promise<TaskResult> {
   const started = await startTask(core, { ...request, hold: false }, by);
   await core.queue.settled(started.task_id);
-  return resultOf(await recordOf(core, started.task_id), view);
+  return resultOf(await recordOf(core, started.task_id), view, liveOf(core, started.task_id));
 }
 
 // The model a request names must be one this service runs, and its approval mode one it allows.

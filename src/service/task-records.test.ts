@@ -27,3 +27,19 @@ describe('statusOf, before a run has a state', () => {
     expect(statusOf(record({ request: { hold: true } as TaskRecord['request'] }), idle)).toBe('created');
   });
 });
+
+describe('statusOf, once a run has a state', () => {
+  const state = (status: string) => ({ status }) as TaskRecord['state'];
+
+  it("is the run's own once the run is released, and running while it is still closing here", () => {
+    for (const final of ['stopped', 'completed', 'failed']) {
+      expect(statusOf(record({ spec, state: state(final) }), idle)).toBe(final);
+      expect(statusOf(record({ spec, state: state(final) }), live)).toBe('running');
+    }
+  });
+
+  it('is interrupted for an open state no process runs', () => {
+    expect(statusOf(record({ spec, state: state('waiting_approval') }), live)).toBe('waiting_approval');
+    expect(statusOf(record({ spec, state: state('running') }), idle)).toBe('interrupted');
+  });
+});

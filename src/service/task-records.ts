@@ -104,7 +104,11 @@ async function readSpec(files: TaskFiles, paths: TaskPaths): Promise<SpecFile | 
   return text === undefined ? undefined : parseContractFile(paths.spec, text, specSchema, 'state_corrupt');
 }
 
-/** The status the service reports: the run's own, corrected by the queue and by the lock (a dead run is interrupted). */
+/**
+ * The status the service reports: the run's own, corrected by the queue and by the lock (a dead run is interrupted).
+ * A run live here whose state already says how it ended is still closing (its journal, its lock, its result): it is
+ * `running` until the queue releases it, so a client that sees `stopped` can resume it at once.
+ */
 export function statusOf(record: TaskRecord, live: LiveView): TaskStatus {
   if (live.queued) return 'queued';
   const { state } = record;
@@ -116,6 +120,7 @@ export function statusOf(record: TaskRecord, live: LiveView): TaskStatus {
   }
   const open = state.status === 'running' || state.status === 'waiting_approval';
   if (open && !live.live && !record.owner?.alive) return 'interrupted';
+  if (!open && live.live) return 'running';
   return state.status;
 }
 

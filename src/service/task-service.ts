@@ -119,7 +119,7 @@ export async function createTaskService(options: TaskServiceOptions): Promise<Ta
     get: async (id) => detailOf(await recordOf(core, id), liveOf(core, id)),
     summary: async (id) => summaryOf(await recordOf(core, id), liveOf(core, id)),
     events: (id, options) => taskEvents(core, id, options),
-    result: async (id, view) => resultOf(await recordOf(core, id), view),
+    result: async (id, view) => resultOf(await recordOf(core, id), view, liveOf(core, id)),
     stop: (id, reason, by) => stopTask(core, id, reason, by),
     resume: (id, budgets, by) => resumeTask(core, id, budgets, by),
     upload: (id, files) => uploadFiles(core, id, files),

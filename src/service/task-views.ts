@@ -128,12 +128,13 @@ async function approvalsOf(record: TaskRecord): Promise<TaskDetail['approvals']>
  * state, the deliverables listed and hashed as the runner lists them, and step reports from the journal. It is the
  * same for a run started by this server and one started from the CLI.
  */
-export async function resultOf(record: TaskRecord, view: ResultView): Promise<TaskResult> {
+export async function resultOf(record: TaskRecord, view: ResultView, live: LiveView): Promise<TaskResult> {
   const { state, spec } = record;
   if (record.workflow) throw workflowRefusal(record.id, record.workflow, 'result');
   const frames = await framesOf(record);
   const finish = frames.findLast((frame) => frame.type === 'finish');
-  if (!state || !spec || !finish || state.finish_reason === null) {
+  // A run still closing here has no result yet, as its status is still `running` (see statusOf).
+  if (!state || !spec || !finish || state.finish_reason === null || live.live) {
     throw new AgencyError('task_active', `Task ${record.id} has no result yet: it has not finished`, {
       details: { task_id: record.id },
     });

@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { constants } from 'node:fs';
-import { open, readFile, rm } from 'node:fs/promises';
+import { link, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
+import { tempFileName } from '../core/temp-files.ts';
 
 /** A held run lock. */
 export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } | undefined };
@@ -11,21 +13,25 @@ type LockFile = { pid: number; host: string; started_at: string };
 
 /**
  * Takes the lock file that allows one run per task root. The file holds the owner's pid; a lock whose process is
- * gone (on this host) is stale and is taken over.
+ * gone (on this host) is stale and is taken over. The file appears whole (written to a temp file beside it, then
+ * hard-linked to its name, which fails if the name exists), so a process that finds it never reads it half written
+ * and takes it for a dead one's; a stale lock is renamed aside and checked to be the very file judged stale.
  * @throws AgencyError `task_locked` naming the process that holds the lock.
  */
 export async function acquireRunLock(path: string, { pid = process.pid, now = Date.now } = {}): Promise<RunLock> {
   const content: LockFile = { pid, host: hostname(), started_at: new Date(now()).toISOString() };
   let takenOver: RunLock['takenOver'];
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      // Not fsynced: a lock matters only while its process lives, and a power loss ends that process anyway.
-      const handle = await open(path, 'wx', 0o644);
-      await handle.writeFile(`${JSON.stringify(content)}\n`);
-      await handle.close();
-      return { release: () => releaseLock(path, pid), takenOver };
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') throw error;
+  // Not fsynced: a lock matters only while its process lives, and a power loss ends that process anyway.
+  const temp = join(dirname(path), tempFileName(basename(path)));
+  await writeFile(temp, `${JSON.stringify(content)}\n`, { mode: 0o644, flag: 'wx' });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await link(temp, path);
+        return { release: () => releaseLock(path, pid), takenOver };
+      } catch (error) {
+        if (errnoCode(error) !== 'EEXIST') throw error;
+      }
       const holder = await readLock(path);
       if (holder && holder.host === content.host && isAlive(holder.pid)) {
         throw new AgencyError(
@@ -43,10 +49,28 @@ export async function acquireRunLock(path: string, { pid = process.pid, now = Da
         );
       }
       if (holder) takenOver = { pid: holder.pid, startedAt: holder.started_at };
-      await rm(path, { force: true });
+      await takeOver(path, holder);
     }
+  } finally {
+    await rm(temp, { force: true });
   }
   throw new AgencyError('task_locked', `Could not take the run lock ${path}; another process keeps creating it`);
+}
+
+// Moves a stale (or torn) lock aside; if what moved is not the file judged stale (another process took the lock
+// over in between), puts it back.
+async function takeOver(path: string, stale: LockFile | undefined): Promise<void> {
+  const aside = join(dirname(path), tempFileName(`${basename(path)}.stale`));
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  const moved = await readLock(aside);
+  const same = moved?.pid === stale?.pid && moved?.started_at === stale?.started_at;
+  if (!same) await link(aside, path).catch(() => undefined);
+  await rm(aside, { force: true });
 }
 
 async function readLock(path: string): Promise<LockFile | undefined> {

@@ -3,7 +3,7 @@
 // a task dispatched to the queue shows in the fleet's task list, and opened, its events arrive on the timeline live,
 // as the worker writes them to the database.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
@@ -54,7 +54,9 @@ describe.skipIf(!found)('a remote task on the Fleet page in Chromium', () => {
     await page.getByTestId('nav-fleet').click();
     await page.getByTestId('fleet-tasks').waitFor();
 
-    const task = await fleet.dispatch.dispatch({ prompt: 'steps 24 500' });
+    // The task holds its last step until the test opens its gate, so it is still running when the page looks.
+    const gate = join(root, 'gate');
+    const task = await fleet.dispatch.dispatch({ prompt: `steps 24 200 ${gate}` });
     const row = page.locator(`[data-testid="fleet-tasks-row"][data-task-id="${task.task_id}"]`);
     // The list is read every 2 s: the row may first show the task still queued, before its worker took it.
     await row.filter({ hasText: 'remote-b' }).waitFor({ timeout: 20_000 });
@@ -62,13 +64,14 @@ describe.skipIf(!found)('a remote task on the Fleet page in Chromium', () => {
 
     const timeline = page.getByTestId('fleet-task-timeline');
     await timeline.waitFor();
-    // The first steps arrive while the task still runs (12 s of steps), then the rest, up to the turn's end.
+    // The first steps arrive while the task still runs (held at its last step), then the rest, up to the turn's end.
     await timeline
       .locator('[data-testid="timeline-entry"][data-type="tool.call"]')
       .first()
       .waitFor({ timeout: 20_000 });
     const finish = timeline.locator('[data-testid="timeline-entry"][data-type="finish"]');
     expect(await finish.count()).toBe(0);
+    await writeFile(gate, '');
     await finish.waitFor({ timeout: 30_000 });
     const calls = await timeline
       .locator('[data-testid="timeline-entry"][data-type="tool.call"] .tl-message')

@@ -106,7 +106,11 @@ describe('agency director (scheduler), the process', () => {
     const slot = Date.parse(running.id.split('@')[1]!);
     // One task for that slot: none other started before the next one.
     expect(tasks.items.filter((task) => Date.parse(task.started_at) < slot + 60_000)).toHaveLength(1);
-    const agents = await get<{ items: Array<{ name: string; health: string }> }>(`${second.url}/agents`);
+    // The new director names its worker once its discovery has polled it, which the resumed run does not wait for.
+    const agents = await waitFor('the worker polled by the new director', async () => {
+      const page = await get<{ items: Array<{ name: string | null; url: string }> }>(`${second.url}/agents`);
+      return page.items.some((agent) => agent.name !== null) ? page : undefined;
+    });
     expect(agents.items).toEqual([expect.objectContaining({ name: 'w1', url: worker.url })]);
     const state = JSON.parse(await readFile(join(root, 'directors/sched/state.json'), 'utf8')) as {
       state: { runs: unknown[]; last_slots: Record<string, string> };

@@ -50,7 +50,7 @@ describe('agency worker keeps secrets out of everything it writes and answers', 
       await get('/tasks');
       await get('/status');
       const debug = await get(`/task/${first.task_id}/debug`);
-      expect(debug.stderr).toContain('env CLAUDE_CODE_OAUTH_TOKEN=[REDACTED]');
+      expect(debug.stderr).toContain('env CLAUDE_CODE_OAUTH_TOKEN=[REDACTED:anthropic]');
     } finally {
       await worker.kill('SIGTERM');
     }

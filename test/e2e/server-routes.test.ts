@@ -2,9 +2,12 @@
 // the same paper trail as a CLI run.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inboxSchema, taskActionSchema, taskDetailSchema, taskResultSchema } from '../../src/api/schemas.ts';
 import { eventFrameSchema } from '../../src/task/contracts/events.ts';
+import { createRunner, type Runner } from '../../src/task/runner.ts';
+import { fixtureTools, phaseModel } from '../support/governed-fixture.ts';
 import { type ServerFixture, serverFixture, until } from '../support/server-fixture.ts';
 
 let fixture: ServerFixture;
@@ -143,11 +146,22 @@ describe('a governed task over HTTP', () => {
   });
 
   it('stops a run waiting for approval, and resumes it', async () => {
-    fixture = await serverFixture();
+    // Runs that take a moment to close after their state says how they ended, as on a busy machine.
+    const runnerFor = async () => {
+      const runner = createRunner({ model: phaseModel(), tools: (paths) => fixtureTools(paths) });
+      const run: Runner['run'] = async (handle, options) => {
+        const result = await runner.run(handle, options);
+        await delay(300);
+        return result;
+      };
+      return { ...runner, run };
+    };
+    fixture = await serverFixture({ service: { runnerFor } });
     const started = await startTask();
     const item = await pendingPlan(started.task_id);
     const stop = await fixture.api(`/agent/tasks/${started.task_id}/stop`, { method: 'POST', json: {} });
     expect(stop.status).toBe(200);
+    // Shown stopped once the run has closed, not before: a resume is then accepted at once.
     await until(async () => ((await fixture.service.summary(started.task_id)).status === 'stopped' ? true : undefined));
     expect((await fixture.service.summary(started.task_id)).finish_reason).toBe('stopped');
     const resume = await fixture.api(`/agent/tasks/${started.task_id}/resume`, { method: 'POST', json: {} });
@@ -155,10 +169,11 @@ describe('a governed task over HTTP', () => {
     // The same request is asked again after the resume; approving it lets the run finish.
     const again = await pendingPlan(started.task_id);
     expect(again.request.id).toBe(item.request.id);
-    await fixture.api(`/agent/approvals/${again.request.id}/decision`, {
+    const decided = await fixture.api(`/agent/approvals/${again.request.id}/decision`, {
       method: 'POST',
       json: { decision: 'approved' },
     });
+    expect(decided.status).toBe(200);
     await until(async () =>
       (await fixture.service.summary(started.task_id)).status === 'completed' ? true : undefined,
     );

@@ -6,11 +6,13 @@
 //   echo-env <NAME>    puts the variable's value in its output, stdout, stderr and events, and its sha256 in the output
 //   write <file>       writes <file> in its working directory and lists the directory
 //   fail <type>        fails with that error type
-//   steps <n> <ms>     reports n tool calls and their results, <ms> apart, then answers "stepped <n>"
+//   steps <n> <ms> [<gate>]  reports n tool calls and their results, <ms> apart, then answers "stepped <n>"; with
+//                      a gate file, waits for that file to exist before the last step
 //   big <chars>        reports a warning of <chars> characters, then answers "big"
 //   anything else      answers "done: <text>"
 // A worker started with SCRIPTED_EXECUTOR_FAIL=<type> fails every task with that error type.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor, ExecutorRequest, ExecutorResult } from '../../src/fleet/executors/executor.ts';
@@ -80,9 +82,10 @@ async function run(request: ExecutorRequest): Promise<ExecutorResult> {
       return ok(`files: ${(await readdir(request.workdir)).sort().join(',')}; resume=${request.resume}`);
     }
     case 'steps': {
-      const [, , pause = '0'] = text.split(/\s+/, 3);
+      const [, , pause = '0', gate] = text.split(/\s+/, 4);
       for (let step = 1; step <= Number(argument); step++) {
-        if (await wait(Number(pause), request.signal))
+        const opened = step < Number(argument) || gate === undefined || (await gateOpened(gate, request.signal));
+        if (!opened || (await wait(Number(pause), request.signal)))
           return { exitCode: 143, output: 'partial', stdout: '', stderr: '' };
         request.onEvent({ type: 'tool.call', tool: 'Step', input: { step } });
         request.onEvent({ type: 'tool.result', tool: 'Step', ok: true });
@@ -103,6 +106,12 @@ async function run(request: ExecutorRequest): Promise<ExecutorResult> {
     default:
       return ok(`done: ${text}`);
   }
+}
+
+// Resolves true once `file` exists, false when the signal stops the wait first.
+async function gateOpened(file: string, signal: AbortSignal): Promise<boolean> {
+  while (!existsSync(file)) if (await wait(50, signal)) return false;
+  return true;
 }
 
 // Resolves true when the signal stops the wait first.
