@@ -1,10 +1,9 @@
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import { constants } from 'node:fs';
-import { link, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { errnoCode } from '../core/errno.ts';
 import { AgencyError } from '../core/errors.ts';
-import { tempFileName } from '../core/temp-files.ts';
+import { createWhole, removeStale } from '../core/whole-file.ts';
 
 /** A held run lock. */
 export type RunLock = { release(): Promise<void>; readonly takenOver?: { pid: number; startedAt: string } | undefined };
@@ -21,56 +20,32 @@ type LockFile = { pid: number; host: string; started_at: string };
 export async function acquireRunLock(path: string, { pid = process.pid, now = Date.now } = {}): Promise<RunLock> {
   const content: LockFile = { pid, host: hostname(), started_at: new Date(now()).toISOString() };
   let takenOver: RunLock['takenOver'];
-  // Not fsynced: a lock matters only while its process lives, and a power loss ends that process anyway.
-  const temp = join(dirname(path), tempFileName(basename(path)));
-  await writeFile(temp, `${JSON.stringify(content)}\n`, { mode: 0o644, flag: 'wx' });
-  try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await link(temp, path);
-        return { release: () => releaseLock(path, pid), takenOver };
-      } catch (error) {
-        if (errnoCode(error) !== 'EEXIST') throw error;
-      }
-      const holder = await readLock(path);
-      if (holder && holder.host === content.host && isAlive(holder.pid)) {
-        throw new AgencyError(
-          'task_locked',
-          `Another run (pid ${holder.pid}, started ${holder.started_at}) is active on this task. Stop it with ` +
-            `\`agency stop\`, or wait for it to finish.`,
-          { details: { pid: holder.pid, lock: path } },
-        );
-      }
-      if (holder && holder.host !== content.host) {
-        throw new AgencyError(
-          'task_locked',
-          `This task is locked by pid ${holder.pid} on host ${holder.host}. If that run is dead, delete ${path}.`,
-          { details: { pid: holder.pid, host: holder.host, lock: path } },
-        );
-      }
-      if (holder) takenOver = { pid: holder.pid, startedAt: holder.started_at };
-      await takeOver(path, holder);
+  const text = `${JSON.stringify(content)}\n`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await createWhole(path, text, 0o644)) return { release: () => releaseLock(path, pid), takenOver };
+    const holder = await readLock(path);
+    if (holder && holder.host === content.host && isAlive(holder.pid)) {
+      throw new AgencyError(
+        'task_locked',
+        `Another run (pid ${holder.pid}, started ${holder.started_at}) is active on this task. Stop it with ` +
+          `\`agency stop\`, or wait for it to finish.`,
+        { details: { pid: holder.pid, lock: path } },
+      );
     }
-  } finally {
-    await rm(temp, { force: true });
+    if (holder && holder.host !== content.host) {
+      throw new AgencyError(
+        'task_locked',
+        `This task is locked by pid ${holder.pid} on host ${holder.host}. If that run is dead, delete ${path}.`,
+        { details: { pid: holder.pid, host: holder.host, lock: path } },
+      );
+    }
+    if (holder) takenOver = { pid: holder.pid, startedAt: holder.started_at };
+    await removeStale(path, async (moved) => {
+      const found = await readLock(moved);
+      return found?.pid === holder?.pid && found?.started_at === holder?.started_at;
+    });
   }
   throw new AgencyError('task_locked', `Could not take the run lock ${path}; another process keeps creating it`);
-}
-
-// Moves a stale (or torn) lock aside; if what moved is not the file judged stale (another process took the lock
-// over in between), puts it back.
-async function takeOver(path: string, stale: LockFile | undefined): Promise<void> {
-  const aside = join(dirname(path), tempFileName(`${basename(path)}.stale`));
-  try {
-    await rename(path, aside);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw error;
-  }
-  const moved = await readLock(aside);
-  const same = moved?.pid === stale?.pid && moved?.started_at === stale?.started_at;
-  if (!same) await link(aside, path).catch(() => undefined);
-  await rm(aside, { force: true });
 }
 
 async function readLock(path: string): Promise<LockFile | undefined> {

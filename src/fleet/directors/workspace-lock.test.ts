@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rejection } from '../../../test/support/rejection.ts';
 import type { DispatchedTask } from './task-dispatch.ts';
 import { createWorkspaceLocks, lockFileOf, workspaceLockHolder } from './workspace-lock.ts';
+import { isTempFileName } from '../../core/temp-files.ts';
 
 const CHILD = join(import.meta.dirname, '../../../test/support/lock-child.ts');
 const children: ChildProcess[] = [];
@@ -114,7 +115,7 @@ describe('workspace locks', () => {
     const mine = await locks(dir).acquire(workdir, { purpose: 'after the kill' });
     expect(await workspaceLockHolder(dir, workdir)).toMatchObject({ pid: process.pid, purpose: 'after the kill' });
     await mine.release();
-    expect((await readdir(dir)).filter((name) => name.endsWith('.stale') || name.endsWith('.new'))).toEqual([]);
+    expect((await readdir(dir)).filter(isTempFileName)).toEqual([]);
   });
 
   it('keeps a dead holder’s lock while its task still runs, and lets the same director resume it', async () => {

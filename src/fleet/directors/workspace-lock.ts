@@ -3,13 +3,14 @@
 // start time) and, once dispatched, the task it runs.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { errnoCode } from '../../core/errno.ts';
 import { AgencyError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/sha256.ts';
+import { createWhole, removeStale } from '../../core/whole-file.ts';
 import { writeFileAtomic } from '../../task/fs/atomic-write.ts';
 import { isAlive, processStartedAt } from '../../task/lock.ts';
 import { dispatchedTaskSchema } from '../api/director-schemas.ts';
@@ -117,26 +118,16 @@ async function take(
   mine: LockFile,
   context: Pick<WorkspaceLocksOptions, 'taskRunning' | 'director'> & { resume: DispatchedTask | undefined },
 ): Promise<void> {
-  const temp = `${file}.${mine.nonce}.new`;
-  await writeFile(temp, `${JSON.stringify(mine)}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      try {
-        await link(temp, file);
-        return;
-      } catch (error) {
-        if (errnoCode(error) !== 'EEXIST') throw error;
-      }
-      const holder = await readHolder(file);
-      if (holder === undefined) continue;
-      const why = await heldBecause(holder, context);
-      if (why !== undefined) throw locked(file, holder, why);
-      await takeOver(file, holder);
-    }
-    throw new AgencyError('workspace_locked', `${file}: others keep taking the lock of ${mine.workdir}; try again`);
-  } finally {
-    await unlink(temp).catch(() => undefined);
+  const text = `${JSON.stringify(mine)}\n`;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    if (await createWhole(file, text, 0o600)) return;
+    const holder = await readHolder(file);
+    if (holder === undefined) continue;
+    const why = await heldBecause(holder, context);
+    if (why !== undefined) throw locked(file, holder, why);
+    await removeStale(file, async (moved) => (await readHolder(moved))?.nonce === holder.nonce);
   }
+  throw new AgencyError('workspace_locked', `${file}: others keep taking the lock of ${mine.workdir}; try again`);
 }
 
 // Why the holder still holds the lock, or undefined when the lock is stale.
@@ -167,21 +158,6 @@ async function processLives(holder: LockFile): Promise<boolean> {
   if (holder.process_started_at === null) return true;
   const started = await processStartedAt(holder.pid);
   return started === undefined || Math.abs(started - holder.process_started_at) <= START_SLACK_MS;
-}
-
-// Moves the stale lock aside; if what moved is not the file judged stale (another director took the lock over and
-// took it in between), puts it back.
-async function takeOver(file: string, stale: LockFile): Promise<void> {
-  const aside = `${file}.${randomBytes(6).toString('hex')}.stale`;
-  try {
-    await rename(file, aside);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw error;
-  }
-  const moved = await readHolder(aside);
-  if (moved?.nonce !== stale.nonce) await link(aside, file).catch(() => undefined);
-  await unlink(aside).catch(() => undefined);
 }
 
 /** The holder a lock file names; undefined when there is none. */
