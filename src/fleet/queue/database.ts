@@ -73,6 +73,10 @@ export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {
     connectionString: url,
     max: options.poolSize ?? 5,
     application_name: options.applicationName ?? 'agency-fleet',
+    // A fenced write is a short transaction that holds its task's row. A worker paused in one (SIGSTOP, a long GC, a
+    // partition) would hold that row for as long as it is paused, and the worker taking the task over would wait on
+    // it. PostgreSQL ends such a session after half a lease, rolling it back, so the take-over goes on.
+    idle_in_transaction_session_timeout: Math.ceil((leaseSeconds * 1_000) / 2),
   });
   const report = (error: unknown) => options.onError?.(errorMessage(error));
   pool.on('error', report);
