@@ -237,8 +237,9 @@ describe.skipIf(skip !== '')(`agency worker with the real Claude Code${skip ? ` 
     expect(task.output).toContain(`cat: ${canary}: No such file or directory`);
     expect(task.output).toContain(`cat: ${credential}: No such file or directory`);
     expect(task.output).toContain(`${outside}.bash: No such file or directory`);
-    // The key is in the executor's environment (the CLI needs it), but never in what the worker shows or keeps.
-    expect(task.output).toContain('[REDACTED]');
+    // The key is in the executor's environment (the CLI needs it), but never in what the worker shows or keeps: it is
+    // registered with the redactor and has an Anthropic key's shape, which names it.
+    expect(task.output).toContain('[REDACTED:anthropic]');
     expect(task.output).toMatch(/^error: .*(read-only file system|EROFS)/im);
     // Writes into paths the sandbox does not show land in its private /tmp (where this test's data root is), and
     // vanish with it: nothing reaches the host.
