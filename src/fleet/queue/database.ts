@@ -80,6 +80,10 @@ export function openFleetDatabase(url: string, options: FleetDatabaseOptions = {
   });
   const report = (error: unknown) => options.onError?.(errorMessage(error));
   pool.on('error', report);
+  // The pool listens for errors only on its idle clients. A client in use whose session ends between two statements
+  // (the idle-in-transaction timeout above, a restart) would otherwise throw from its socket; its next statement
+  // fails as a lost connection instead, and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', report));
   const boss = new PgBoss({
     connectionString: url,
     schema: 'pgboss',
