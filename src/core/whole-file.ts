@@ -4,8 +4,8 @@ import { basename, dirname, join } from 'node:path';
 import { errnoCode } from './errno.ts';
 import { tempFileName } from './temp-files.ts';
 
-// File systems that refuse hard links (FUSE, SMB) or links across devices.
-const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+/** The errors of `link` on file systems that refuse hard links (FUSE, SMB), or across devices. */
+export const LINK_UNSUPPORTED: ReadonlySet<string> = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 /**
  * Creates `file` holding `text` if no file has that name, and says whether it did. The text goes to a temp file

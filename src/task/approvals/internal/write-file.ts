@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '../../../core/errno.ts';
 import { tempFileName } from '../../../core/temp-files.ts';
+import { LINK_UNSUPPORTED } from '../../../core/whole-file.ts';
 import { syncDir, writeAll } from '../../fs/durable-fs.ts';
 import type { TaskFiles } from '../../fs/task-files.ts';
 
@@ -35,7 +36,6 @@ export async function createFileExclusive(
   return true;
 }
 
-const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 const { O_WRONLY, O_CREAT, O_EXCL } = constants;
 
 async function createWithExclusiveOpen(
