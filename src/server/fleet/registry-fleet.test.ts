@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePortBlock } from '../../../test/support/free-ports.ts';
-import { startPostgres, type TempPostgres } from '../../../test/support/postgres.ts';
-import { type FleetDatabase, openFleetDatabase } from '../../fleet/queue/database.ts';
+import { useFleetDatabase } from '../../../test/support/fleet-database.ts';
 import { markStopped, registerWorker } from '../../fleet/queue/registry.ts';
 import { disabledFleet } from './fleet.ts';
 import { createRegistryFleet, createServerFleet } from './registry-fleet.ts';
 
-let pg: TempPostgres;
-let db: FleetDatabase;
-beforeAll(async () => {
-  pg = await startPostgres();
-  db = openFleetDatabase(pg.url);
-  await db.migrate();
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  await pg?.stop();
-});
+const database = useFleetDatabase();
 
 describe('the registry in the server fleet', () => {
   it('reads the registry, and tells subscribers only when a worker changes, not when time passes', async () => {
-    const fleet = createRegistryFleet(disabledFleet(), { databaseUrl: pg.url }, { pollMs: 60_000 });
+    const fleet = createRegistryFleet(disabledFleet(), { databaseUrl: database.pg.url }, { pollMs: 60_000 });
     const changes: number[] = [];
     fleet.subscribe(() => changes.push(changes.length));
     try {
       expect(fleet.view().registry).toMatchObject({ workers: [], error: null, checked_at: null });
-      await registerWorker(db.pool, {
+      await registerWorker(database.db.pool, {
         name: 'reg-a',
         url: 'http://10.0.0.5:9000',
         executors: ['builtin'],
@@ -39,7 +28,7 @@ describe('the registry in the server fleet', () => {
       expect(changes).toHaveLength(1);
       await fleet.read();
       expect(changes).toHaveLength(1);
-      await markStopped(db.pool, 'reg-a');
+      await markStopped(database.db.pool, 'reg-a');
       expect((await fleet.read()).registry!.workers[0]).toMatchObject({ state: 'stopped', health: 'stopped' });
       expect(changes).toHaveLength(2);
       expect(fleet.view().registry!.workers[0]!.health).toBe('stopped');
